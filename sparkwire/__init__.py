@@ -1,0 +1,1 @@
+"""sparkwire: a PostgreSQL-wire-compatible SQL server."""

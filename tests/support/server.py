@@ -1,0 +1,91 @@
+"""Run a real `sparkwire serve` process on a loopback port for tests and benchmarks.
+
+`SparkwireServer.start(data_dir)` launches `python -m sparkwire serve` as a subprocess with its own data dir and a
+free port, waits until it accepts connections, and `stop()` terminates it (SIGTERM, then SIGKILL). Extra CLI
+arguments and environment variables pass through, so tests can start password-auth or TLS servers too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.support.postgres import free_port
+
+
+@dataclass
+class SparkwireServer:
+    data_dir: Path
+    port: int
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    user: str = "materialize"
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def dsn(self) -> str:
+        return f"host=127.0.0.1 port={self.port} user={self.user} dbname=materialize"
+
+    @classmethod
+    def start(
+        cls,
+        data_dir: Path,
+        *args: str,
+        env: dict[str, str] | None = None,
+        port: int | None = None,
+        wait: float = 60.0,
+    ) -> SparkwireServer:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        port = port or free_port()
+        log_path = data_dir / "server.log"
+        full_env = {**os.environ, **(env or {})}
+        log = log_path.open("ab")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "sparkwire", "serve", "--host", "127.0.0.1", "--port", str(port),
+             "--data-dir", str(data_dir), *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+        )
+        server = cls(data_dir, port, process, log_path, extra_env=env or {})
+        server.wait_ready(wait)
+        return server
+
+    def wait_ready(self, timeout: float) -> None:
+        import socket
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"sparkwire exited with {self.process.returncode}:\n{self.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"sparkwire did not listen on {self.port}:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-20000:]
+        except OSError:
+            return ""
+
+    def kill(self) -> None:
+        """kill -9: no shutdown hooks run."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.kill()
