@@ -178,7 +178,7 @@ class InvalidSchemaName(PgError):
 
 
 # Class 42 - syntax error or access rule violation
-class SyntaxError(PgError):  # noqa: A001 - the PostgreSQL name
+class SyntaxError(PgError):  # the PostgreSQL name; shadows the builtin inside this module only
     sqlstate = "42601"
 
 
@@ -271,3 +271,50 @@ class AdminShutdown(PgError):
 # Class XX - internal error
 class InternalError(PgError):
     sqlstate = "XX000"
+
+
+# Appended for the catalog (catalog/): duplicate/reserved names, grants, object definitions
+class DuplicateDatabase(PgError):
+    sqlstate = "42P04"
+
+
+class DuplicateFunction(PgError):
+    sqlstate = "42723"
+
+
+class InvalidObjectDefinition(PgError):
+    sqlstate = "42P17"
+
+
+class ReservedName(PgError):
+    sqlstate = "42939"
+
+
+class InvalidGrantOperation(PgError):
+    sqlstate = "0LP01"
+
+
+# Appended by the planner: SQLSTATEs the planner and the DuckDB engine raise
+class CheckViolation(PgError):
+    sqlstate = "23514"
+
+
+class ForeignKeyViolation(PgError):
+    sqlstate = "23503"
+
+
+class SerializationFailure(PgError):
+    sqlstate = "40001"
+
+
+class CannotCoerce(PgError):
+    sqlstate = "42846"
+
+
+class CantChangeRuntimeParam(PgError):
+    sqlstate = "55P02"
+
+
+# Appended by the server: connection limits
+class TooManyConnections(PgError):
+    sqlstate = "53300"

@@ -1,10 +1,15 @@
-"""Session-wide fixtures: one sparkwire server and one PostgreSQL oracle per test session, each in a temp dir."""
+"""Session-wide fixtures: one sparkwire server and one PostgreSQL oracle per test session, each in a temp dir.
+
+Client fixtures on top of them: `sw` and `pg` are fresh autocommit psycopg connections to sparkwire and to the
+oracle (closed after the test), for tests that run the same statement on both and compare what a client sees.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from tests.support.postgres import PostgresOracle
@@ -32,3 +37,15 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresOracle]
         yield pg
     finally:
         pg.stop()
+
+
+@pytest.fixture
+def sw(dsn: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        yield conn
+
+
+@pytest.fixture
+def pg(oracle: PostgresOracle) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    with psycopg.connect(oracle.dsn, autocommit=True) as conn:
+        yield conn

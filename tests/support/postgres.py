@@ -1,8 +1,10 @@
 """A throwaway PostgreSQL 15 on a loopback port: the oracle for tests and the reference for benchmarks.
 
-`PostgresOracle.start(tmpdir)` runs initdb + pg_ctl from Debian's postgresql-15 package (installed by the README's
-set-up). PostgreSQL refuses to run as root, so as root the cluster is owned by and run as the `postgres` user.
-Connect with `oracle.dsn` (trust auth on 127.0.0.1, database `postgres`, user `postgres`).
+`PostgresOracle.start(tmpdir)` runs initdb + pg_ctl from Debian's postgresql-15 package (installed by the
+README's set-up). PostgreSQL refuses to run as root, so as root the cluster is owned by and run as the
+`postgres` user, in its own directory under the system temp dir (`workdir` may sit below directories that only
+root can enter, like pytest's 0700 basetemp); `stop()` removes that directory. Connect with `oracle.dsn`
+(trust auth on 127.0.0.1, database `postgres`, user `postgres`).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,12 +56,13 @@ class PostgresOracle:
     @classmethod
     def start(cls, workdir: Path) -> PostgresOracle:
         bindir = pg_bin_dir()
+        if os.geteuid() == 0:
+            workdir = Path(tempfile.mkdtemp(prefix="sparkwire-pg-"))
+            shutil.chown(workdir, "postgres")
         datadir = workdir / "pgdata"
         datadir.mkdir(parents=True, exist_ok=True)
         if os.geteuid() == 0:
-            shutil.chown(workdir, "postgres")
             shutil.chown(datadir, "postgres")
-            workdir.chmod(0o755)
         subprocess.run(
             _as_postgres_user(
                 [str(bindir / "initdb"), "-D", str(datadir), "-U", "postgres", "-A", "trust", "-E", "UTF8",
@@ -75,7 +79,8 @@ class PostgresOracle:
         )
         subprocess.run(
             _as_postgres_user(
-                [str(bindir / "pg_ctl"), "-D", str(datadir), "-o", opts, "-l", str(datadir / "log"), "-w", "start"]
+                [str(bindir / "pg_ctl"), "-D", str(datadir), "-o", opts, "-l", str(datadir / "log"), "-w",
+                 "start"]
             ),
             check=True,
             capture_output=True,
@@ -96,7 +101,11 @@ class PostgresOracle:
 
     def stop(self) -> None:
         subprocess.run(
-            _as_postgres_user([str(pg_bin_dir() / "pg_ctl"), "-D", str(self.datadir), "-m", "immediate", "stop"]),
+            _as_postgres_user(
+                [str(pg_bin_dir() / "pg_ctl"), "-D", str(self.datadir), "-m", "immediate", "stop"]
+            ),
             check=False,
             capture_output=True,
         )
+        if os.geteuid() == 0:  # the directory start() made for the postgres user
+            shutil.rmtree(self.datadir.parent, ignore_errors=True)

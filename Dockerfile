@@ -1,0 +1,20 @@
+# sparkwire: a PostgreSQL-wire server. Debian 12 + Python 3.11 + Java 17 (for Spark).
+#   docker build -t sparkwire .
+#   docker run -p 6875:6875 -v sparkwire-data:/data sparkwire
+#   psql -h 127.0.0.1 -p 6875 -U materialize materialize
+FROM python:3.11-slim-bookworm
+
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends openjdk-17-jre-headless \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY sparkwire ./sparkwire
+RUN pip install --no-cache-dir .
+
+VOLUME /data
+EXPOSE 6875
+WORKDIR /data
+ENTRYPOINT ["sparkwire"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "6875", "--data-dir", "/data"]

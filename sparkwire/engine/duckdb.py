@@ -1,0 +1,157 @@
+"""The embedded DuckDB engine: one database file per process, one DuckDB connection (cursor) per session.
+
+Contract: `DuckDBEngine(path)` opens the database with PostgreSQL-leaning settings (integer `/` on integers, NULLS
+LAST for ascending and FIRST for descending order, division by zero an error) and with external access disabled,
+so that no SQL can read or write server files (DuckDB refuses to re-enable it while the database runs); it creates
+schema `public` and every connection resolves unqualified names there. The configuration is deliberately not
+locked: each session sets its own DuckDB TimeZone (`set_time_zone`) so that timestamptz text follows the session's
+TimeZone; no user SQL can change engine settings because every SET/RESET is parsed and handled by the planner and
+never reaches DuckDB (see planner/guard.py). `register_function` adds a Python scalar function for all
+connections (the functions sessions need: current_setting, pg_sleep, …). `connect()` returns a `DuckDBConnection`,
+which implements `sparkwire.engine.base.EngineConnection`. DuckDB exceptions leave as `PgError` (see
+duckdb_errors).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from sparkwire.engine.base import Column
+from sparkwire.engine.duckdb_errors import map_duckdb_error
+
+BATCH_ROWS = 4096
+
+_CONFIG: dict[str, str | int | float | list[str]] = {
+    "enable_external_access": "false",
+    "integer_division": "true",
+    "default_null_order": "nulls_last_on_asc_first_on_desc",
+    "autoinstall_known_extensions": "false",
+    "autoload_known_extensions": "false",
+}
+
+
+class DuckDBEngine:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = duckdb.connect(str(path), config=_CONFIG)
+            self._db.execute("CREATE SCHEMA IF NOT EXISTS public")
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+        self._lock = threading.Lock()
+
+    def register_function(
+        self,
+        name: str,
+        fn: Callable[..., object],
+        params: list[str],
+        returns: str,
+        *,
+        null_handling: bool = False,
+    ) -> None:
+        """A Python scalar function for every connection; `null_handling`: also called with NULL arguments."""
+        self._db.create_function(  # type: ignore[call-overload]
+            name,
+            fn,
+            params,
+            returns,
+            side_effects=True,
+            null_handling="special" if null_handling else "default",
+        )
+
+    def connect(self) -> DuckDBConnection:
+        with self._lock:
+            cursor = self._db.cursor()
+        cursor.execute("SET schema = 'public'")
+        return DuckDBConnection(cursor)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
+    """The reader's batches; errors DuckDB raises mid-stream (they surface as OSError) become PgError."""
+    while True:
+        try:
+            batch = reader.read_next_batch()
+        except StopIteration:
+            return
+        except (duckdb.Error, OSError, pa.ArrowException) as exc:
+            raise map_duckdb_error(exc) from None
+        yield batch
+
+
+class DuckDBConnection:
+    def __init__(self, cursor: duckdb.DuckDBPyConnection) -> None:
+        self._con = cursor
+
+    def _relation(self, sql: str, params: Sequence[object]) -> duckdb.DuckDBPyRelation | None:
+        try:
+            return self._con.sql(sql, params=list(params) if params else None)
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+
+    def describe(self, sql: str, params: Sequence[object] = ()) -> list[Column]:
+        rel = self._relation(sql, params)
+        if rel is None:
+            return []
+        return [Column(name, str(t)) for name, t in zip(rel.columns, rel.types, strict=True)]
+
+    def query(self, sql: str, params: Sequence[object] = ()) -> tuple[list[Column], Iterator[pa.RecordBatch]]:
+        rel = self._relation(sql, params)
+        if rel is None:
+            return [], iter(())
+        columns = [Column(name, str(t)) for name, t in zip(rel.columns, rel.types, strict=True)]
+        try:
+            reader = rel.to_arrow_reader(BATCH_ROWS)
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+        return columns, _batches(reader)
+
+    def command(self, sql: str, params: Sequence[object] = ()) -> int:
+        rel = self._relation(sql, params)
+        if rel is None:
+            return 0
+        try:
+            rows = rel.fetchall()
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+        return int(rows[0][0]) if rows and rows[0] and isinstance(rows[0][0], int) else 0
+
+    def insert_arrow(self, table_sql: str, column_sqls: Sequence[str], data: pa.Table) -> int:
+        view = f"sw_copy_{id(data):x}"
+        columns = f" ({', '.join(column_sqls)})" if column_sqls else ""
+        try:
+            self._con.register(view, data)
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+        try:
+            return self.command(f"INSERT INTO {table_sql}{columns} SELECT * FROM {view}")
+        finally:
+            self._con.unregister(view)
+
+    def set_time_zone(self, zone: str) -> None:
+        quoted = zone.replace("'", "''")
+        self.command(f"SET SESSION TimeZone = '{quoted}'")
+
+    def begin(self) -> None:
+        self.command("BEGIN TRANSACTION")
+
+    def commit(self) -> None:
+        self.command("COMMIT")
+
+    def rollback(self) -> None:
+        self.command("ROLLBACK")
+
+    def interrupt(self) -> None:
+        self._con.interrupt()
+
+    def close(self) -> None:
+        with contextlib.suppress(duckdb.Error):  # its database may already be closed
+            self._con.close()

@@ -1,0 +1,74 @@
+"""The Spark configuration sparkwire runs with, and the files it needs, all under one data directory.
+
+Contract: `spark_conf(data_dir, ...)` writes `log4j2.properties` and `fairscheduler.xml` into `data_dir` and returns
+the `spark.*` settings for `SparkSession.builder`: warehouse, Derby home, Spark scratch space and the JVM temp dir
+all live inside `data_dir` (nothing is created in the working directory); few shuffle partitions, AQE on, ANSI
+mode on (overflow, bad casts and division by zero raise, like PostgreSQL), session time zone UTC, no `${var}`
+substitution inside SQL text, no UI and no console progress bar, Arrow for PySpark conversions, FAIR scheduling whose
+`default` pool is itself FAIR so that a short query does not queue behind a long one (Spark does not preempt running
+tasks: a short query still waits for a free task slot, so long queries need many short tasks).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+LOG4J2 = """\
+rootLogger.level = {level}
+rootLogger.appenderRef.stderr.ref = stderr
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = %d{{HH:mm:ss}} spark %p %c{{1}}: %m%n
+# a failing query is reported to the client; the executor's copy of the stack trace is noise
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = off
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = off
+"""
+
+FAIR_SCHEDULER = """\
+<?xml version="1.0"?>
+<allocations>
+  <pool name="default"><schedulingMode>FAIR</schedulingMode><weight>1</weight><minShare>0</minShare></pool>
+</allocations>
+"""
+
+
+def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = "error") -> dict[str, str]:
+    """Write the helper files into `data_dir` and return the settings (see the module docstring)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for sub in ("warehouse", "derby", "local", "jvmtmp"):
+        (data_dir / sub).mkdir(exist_ok=True)
+    log4j = data_dir / "log4j2.properties"
+    log4j.write_text(LOG4J2.format(level=log_level))
+    fair = data_dir / "fairscheduler.xml"
+    fair.write_text(FAIR_SCHEDULER)
+    java_opts = (
+        f"-Dlog4j2.configurationFile=file:{log4j} -Dderby.system.home={data_dir / 'derby'} "
+        f"-Djava.io.tmpdir={data_dir / 'jvmtmp'}"
+    )
+    return {
+        "spark.app.name": "sparkwire",
+        "spark.driver.extraJavaOptions": java_opts,
+        "spark.executor.extraJavaOptions": java_opts,
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+        "spark.sql.warehouse.dir": str(data_dir / "warehouse"),
+        "spark.sql.catalogImplementation": "in-memory",
+        "spark.local.dir": str(data_dir / "local"),
+        "spark.sql.shuffle.partitions": str(shuffle_partitions),
+        "spark.default.parallelism": str(shuffle_partitions),
+        "spark.sql.adaptive.enabled": "true",
+        "spark.sql.adaptive.coalescePartitions.enabled": "true",
+        "spark.sql.ansi.enabled": "true",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.variable.substitute": "false",  # '${x}' in a string literal is data, not a variable
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.scheduler.mode": "FAIR",
+        "spark.scheduler.allocation.file": f"file:{fair}",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
+    }

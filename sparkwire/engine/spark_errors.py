@@ -1,0 +1,155 @@
+"""Spark exceptions -> `PgError` with a PostgreSQL SQLSTATE and a one-line PostgreSQL-style message.
+
+Contract: `to_pg_error(exc)` never returns a Java stack trace or a multi-line Spark message. Known Spark error
+conditions (`PySparkException.getCondition()`, e.g. "UNRESOLVED_COLUMN.WITH_SUGGESTION") are looked up in
+`_RULES` by their full name, then by the part before the first dot; each rule builds the message PostgreSQL would
+give from the condition's message parameters. An unknown condition keeps Spark's own SQLSTATE (Spark uses the SQL
+standard classes) and the first line of Spark's message without its "[CONDITION]" prefix and "SQLSTATE:" suffix.
+Anything that is not a PySparkException (py4j errors, a dead JVM) becomes XX000 with its first line only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from pyspark.errors import PySparkException
+
+from sparkwire import errors
+
+Params = dict[str, str]
+Rule = Callable[[Params], errors.PgError]
+
+# Spark type names (as they appear quoted in messages, e.g. '"INT"') -> PostgreSQL type names.
+_PG_TYPE_NAMES = {
+    "TINYINT": "smallint",
+    "SMALLINT": "smallint",
+    "INT": "integer",
+    "BIGINT": "bigint",
+    "FLOAT": "real",
+    "DOUBLE": "double precision",
+    "BOOLEAN": "boolean",
+    "STRING": "text",
+    "DATE": "date",
+    "TIMESTAMP": "timestamp with time zone",
+    "TIMESTAMP_NTZ": "timestamp without time zone",
+    "BINARY": "bytea",
+}
+_DATETIME_TYPES = {"date", "timestamp with time zone", "timestamp without time zone"}
+
+
+def _unquote(name: str) -> str:
+    """'`a`.`b`' -> 'a.b'; '"INT"' -> 'INT'; "'x'" -> 'x'."""
+    name = name.strip()
+    if len(name) >= 2 and name[0] == name[-1] and name[0] in "'\"":
+        return name[1:-1]
+    return ".".join(part.strip("`") for part in re.findall(r"`(?:[^`]|``)*`|[^.]+", name))
+
+
+def _pg_type(spark_type: str) -> str:
+    raw = _unquote(spark_type).upper()
+    if raw.startswith("DECIMAL"):
+        return "numeric"
+    if raw.startswith(("VARCHAR", "CHAR")):
+        return "character varying"
+    return _PG_TYPE_NAMES.get(raw, raw.lower())
+
+
+def _relation_missing(p: Params) -> errors.PgError:
+    return errors.UndefinedTable(f'relation "{_unquote(p.get("relationName", ""))}" does not exist')
+
+
+def _column_missing(p: Params) -> errors.PgError:
+    return errors.UndefinedColumn(f'column "{_unquote(p.get("objectName", ""))}" does not exist')
+
+
+def _syntax(p: Params) -> errors.PgError:
+    near = p.get("error", "")
+    if near in ("end of input", "'<EOF>'", "<EOF>"):
+        return errors.SyntaxError("syntax error at end of input")
+    return errors.SyntaxError(f'syntax error at or near "{_unquote(near)}"')
+
+
+def _cast_input(p: Params) -> errors.PgError:
+    pg_type = _pg_type(p.get("targetType", ""))
+    message = f'invalid input syntax for type {pg_type}: "{_unquote(p.get("expression", ""))}"'
+    if pg_type in _DATETIME_TYPES:
+        return errors.InvalidDatetimeFormat(message)
+    return errors.InvalidTextRepresentation(message)
+
+
+def _cast_overflow(p: Params) -> errors.PgError:
+    return errors.NumericValueOutOfRange(f"{_pg_type(p.get('targetType', ''))} out of range")
+
+
+def _function_missing(p: Params) -> errors.PgError:
+    return errors.UndefinedFunction(f"function {_unquote(p.get('routineName', '')).lower()} does not exist")
+
+
+def _ambiguous(p: Params) -> errors.PgError:
+    return errors.AmbiguousColumn(f'column reference "{_unquote(p.get("name", ""))}" is ambiguous')
+
+
+def _grouping(p: Params) -> errors.PgError:
+    column = _unquote(p.get("expression", p.get("expr", "")))
+    return errors.GroupingError(
+        f'column "{column}" must appear in the GROUP BY clause or be used in an aggregate function'
+    )
+
+
+def _fixed(cls: type[errors.PgError], message: str) -> Rule:
+    return lambda _p: cls(message)
+
+
+_RULES: dict[str, Rule] = {
+    "TABLE_OR_VIEW_NOT_FOUND": _relation_missing,
+    "UNRESOLVED_COLUMN": _column_missing,
+    "UNRESOLVED_ROUTINE": _function_missing,
+    "PARSE_SYNTAX_ERROR": _syntax,
+    "PARSE_EMPTY_STATEMENT": _fixed(errors.SyntaxError, "syntax error at end of input"),
+    "DIVIDE_BY_ZERO": _fixed(errors.DivisionByZero, "division by zero"),
+    "REMAINDER_BY_ZERO": _fixed(errors.DivisionByZero, "division by zero"),
+    "INTERVAL_DIVIDED_BY_ZERO": _fixed(errors.DivisionByZero, "division by zero"),
+    "CAST_INVALID_INPUT": _cast_input,
+    "CAST_OVERFLOW": _cast_overflow,
+    "ARITHMETIC_OVERFLOW": _fixed(errors.NumericValueOutOfRange, "value out of range: overflow"),
+    "NUMERIC_VALUE_OUT_OF_RANGE": _fixed(errors.NumericValueOutOfRange, "numeric field overflow"),
+    "AMBIGUOUS_REFERENCE": _ambiguous,
+    "MISSING_AGGREGATION": _grouping,
+    "MISSING_GROUP_BY": _fixed(
+        errors.GroupingError, "column must appear in the GROUP BY clause or be used in an aggregate function"
+    ),
+    "TABLE_OR_VIEW_ALREADY_EXISTS": lambda p: errors.DuplicateTable(
+        f'relation "{_unquote(p.get("relationName", ""))}" already exists'
+    ),
+    "OPERATION_CANCELED": _fixed(errors.QueryCanceled, "canceling statement due to user request"),
+}
+
+# Conditions whose PostgreSQL SQLSTATE differs from Spark's while Spark's message is fine once cleaned.
+_SQLSTATE_OVERRIDES = {"DATATYPE_MISMATCH": "42804", "INVALID_ARRAY_INDEX": "2202E"}
+
+
+def spark_message(exc: PySparkException) -> str:
+    """Spark's message reduced to one line: no "[CONDITION] " prefix, no " SQLSTATE: …" suffix, no plan."""
+    text = exc.getMessage() if exc.getCondition() else str(exc)
+    line = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    line = re.sub(r"^\[[A-Z0-9_.]+\]\s*", "", line)
+    line = re.sub(r"\s*SQLSTATE: \w+.*$", "", line)
+    return line.strip()
+
+
+def to_pg_error(exc: BaseException) -> errors.PgError:
+    """Map any exception raised by a Spark call to a `PgError` (see the module docstring)."""
+    if isinstance(exc, errors.PgError):
+        return exc
+    if not isinstance(exc, PySparkException):
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return errors.InternalError(f"Spark failed: {first[:300]}")
+    condition = exc.getCondition() or ""
+    params = exc.getMessageParameters() or {}
+    rule = _RULES.get(condition) or _RULES.get(condition.split(".", 1)[0])
+    if rule is not None:
+        return rule(params)
+    base = condition.split(".", 1)[0]
+    sqlstate = _SQLSTATE_OVERRIDES.get(base) or exc.getSqlState() or "XX000"
+    return errors.PgError.for_sqlstate(sqlstate)(spark_message(exc), sqlstate=sqlstate)

@@ -1,0 +1,179 @@
+"""Engine types → PostgreSQL (oid, typmod), and PostgreSQL oid → the Arrow type sparkwire stores it as.
+
+`pg_type_for_duckdb` reads DuckDB type strings as `str(relation.types[i])` prints them; `pg_type_for_arrow` maps
+Arrow types (what Spark hands over). Types PostgreSQL has no equivalent for become text (ENUM, BIT, UNION) or
+json (STRUCT, MAP) — the encoders render those values accordingly. `arrow_type_for_pg` is the inverse used by COPY
+FROM and parameter handling.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pyarrow as pa
+
+from sparkwire.pgtypes import typmod as tm
+from sparkwire.pgtypes.registry import type_by_oid
+
+BOOL, BYTEA, INT8, INT2, INT4, TEXT, OID, JSON = 16, 17, 20, 21, 23, 25, 26, 114
+FLOAT4, FLOAT8, UNKNOWN, BPCHAR, VARCHAR = 700, 701, 705, 1042, 1043
+DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, TIMETZ, NUMERIC, UUID, JSONB = (
+    1082,
+    1083,
+    1114,
+    1184,
+    1186,
+    1266,
+    1700,
+    2950,
+    3802,
+)
+
+_DUCKDB_SIMPLE: dict[str, int] = {
+    "BOOLEAN": BOOL,
+    "TINYINT": INT2,
+    "SMALLINT": INT2,
+    "UTINYINT": INT2,
+    "INTEGER": INT4,
+    "USMALLINT": INT4,
+    "BIGINT": INT8,
+    "UINTEGER": INT8,
+    "UBIGINT": NUMERIC,
+    "HUGEINT": NUMERIC,
+    "UHUGEINT": NUMERIC,
+    "VARINT": NUMERIC,
+    "BIGNUM": NUMERIC,
+    "FLOAT": FLOAT4,
+    "DOUBLE": FLOAT8,
+    "VARCHAR": TEXT,
+    "BLOB": BYTEA,
+    "BIT": TEXT,
+    "DATE": DATE,
+    "TIME": TIME,
+    "TIME_NS": TIME,
+    "TIME WITH TIME ZONE": TIME,  # DuckDB's Arrow export drops the offset, so the values are plain times
+    "TIMESTAMP": TIMESTAMP,
+    "TIMESTAMP_S": TIMESTAMP,
+    "TIMESTAMP_MS": TIMESTAMP,
+    "TIMESTAMP_NS": TIMESTAMP,
+    "TIMESTAMP WITH TIME ZONE": TIMESTAMPTZ,
+    "INTERVAL": INTERVAL,
+    "UUID": UUID,
+    "JSON": JSON,
+    '"NULL"': TEXT,
+    "NULL": TEXT,
+}
+_DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
+_LIST = re.compile(r"(.*?)((?:\[\d*\])+)")
+
+
+def _array_of(element: int, typmod: int) -> tuple[int, int]:
+    """The array type of `element`; lists of arrays stay that array type (PostgreSQL arrays are
+    multi-dimensional); lists of json-rendered values (STRUCT, MAP) are json as a whole."""
+    found = type_by_oid(element)
+    if found.is_array:
+        return element, typmod
+    if element == JSON:
+        return JSON, -1
+    return (found.array_oid, typmod) if found.array_oid else (JSON, -1)
+
+
+def pg_type_for_duckdb(type_name: str) -> tuple[int, int]:
+    spelled = type_name.strip()
+    list_match = _LIST.fullmatch(spelled)
+    if list_match:
+        return _array_of(*pg_type_for_duckdb(list_match.group(1)))
+    decimal = _DECIMAL.fullmatch(spelled)
+    if decimal:
+        return NUMERIC, tm.numeric_typmod(int(decimal.group(1)), int(decimal.group(2)))
+    simple = _DUCKDB_SIMPLE.get(spelled.upper())
+    if simple is not None:
+        return simple, -1
+    if spelled.upper().startswith(("STRUCT", "MAP")):
+        return JSON, -1
+    return TEXT, -1  # ENUM(...), UNION(...), and anything else renders as its text
+
+
+def pg_type_for_arrow(dtype: pa.DataType) -> tuple[int, int]:
+    if pa.types.is_dictionary(dtype):
+        return pg_type_for_arrow(dtype.value_type)
+    if (
+        pa.types.is_list(dtype)
+        or pa.types.is_large_list(dtype)
+        or pa.types.is_fixed_size_list(dtype)
+        or (pa.types.is_list_view(dtype) or pa.types.is_large_list_view(dtype))
+    ):
+        return _array_of(*pg_type_for_arrow(dtype.value_type))
+    if pa.types.is_decimal(dtype):
+        precision, scale = dtype.precision, dtype.scale
+        return NUMERIC, (tm.numeric_typmod(precision, scale) if precision <= tm.NUMERIC_MAX_PRECISION else -1)
+    simple: list[tuple[object, int]] = [
+        (pa.types.is_boolean, BOOL),
+        (pa.types.is_int8, INT2),
+        (pa.types.is_int16, INT2),
+        (pa.types.is_uint8, INT2),
+        (pa.types.is_int32, INT4),
+        (pa.types.is_uint16, INT4),
+        (pa.types.is_int64, INT8),
+        (pa.types.is_uint32, INT8),
+        (pa.types.is_uint64, NUMERIC),
+        (pa.types.is_float16, FLOAT4),
+        (pa.types.is_float32, FLOAT4),
+        (pa.types.is_float64, FLOAT8),
+        (pa.types.is_string, TEXT),
+        (pa.types.is_large_string, TEXT),
+        (pa.types.is_string_view, TEXT),
+        (pa.types.is_binary, BYTEA),
+        (pa.types.is_large_binary, BYTEA),
+        (pa.types.is_binary_view, BYTEA),
+        (pa.types.is_date, DATE),
+        (pa.types.is_time, TIME),
+        (pa.types.is_interval, INTERVAL),
+        (pa.types.is_duration, INTERVAL),
+        (pa.types.is_struct, JSON),
+        (pa.types.is_map, JSON),
+    ]
+    if isinstance(dtype, pa.FixedSizeBinaryType):
+        return (UUID if dtype.byte_width == 16 else BYTEA), -1
+    if pa.types.is_timestamp(dtype):
+        return (TIMESTAMPTZ if dtype.tz else TIMESTAMP), -1
+    for predicate, oid in simple:
+        if predicate(dtype):  # type: ignore[operator]
+            return oid, -1
+    return TEXT, -1
+
+
+_ARROW_FOR_OID: dict[int, pa.DataType] = {
+    BOOL: pa.bool_(),
+    BYTEA: pa.binary(),
+    18: pa.string(),
+    19: pa.string(),
+    INT8: pa.int64(),
+    INT2: pa.int16(),
+    INT4: pa.int32(),
+    24: pa.uint32(),
+    OID: pa.uint32(),
+    2205: pa.uint32(),
+    2206: pa.uint32(),
+    FLOAT4: pa.float32(),
+    FLOAT8: pa.float64(),
+    DATE: pa.date32(),
+    TIME: pa.time64("us"),
+    TIMESTAMP: pa.timestamp("us"),
+    TIMESTAMPTZ: pa.timestamp("us", "UTC"),
+    INTERVAL: pa.month_day_nano_interval(),
+}
+
+
+def arrow_type_for_pg(oid: int, typmod: int = -1) -> pa.DataType:
+    """The Arrow type values of `oid` are held in (strings for text-like types, json, uuid, timetz, xml)."""
+    found = type_by_oid(oid)
+    if found.is_array:
+        return pa.list_(arrow_type_for_pg(found.element_oid, typmod))
+    if oid == NUMERIC:
+        if typmod >= tm.VARHDRSZ:
+            precision, scale = tm.numeric_precision_scale(typmod)
+            if precision <= 38 and 0 <= scale <= precision:
+                return pa.decimal128(precision, scale)
+        return pa.string()  # unconstrained numeric keeps its exact text (and NaN)
+    return _ARROW_FOR_OID.get(oid, pa.string())

@@ -1,0 +1,85 @@
+"""Result column names as PostgreSQL gives them (its FigureColname rules) for a sqlglot (postgres) projection.
+
+Contract: `column_name(projection)` returns the alias when there is one, else the name PostgreSQL derives: a
+column reference → its last field; a function call → the function's name; a cast → the inner name if it has a
+strong one, else the target type's internal name (`CAST(1 AS int)` → int4); CASE → case; an
+operator expression or a bare constant → ?column?. `None` for `*` projections (the engine names those
+columns).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.pgtypes.registry import parse_type_name
+from sparkwire.planner.dialect import PG
+
+_NO_NAME = ("?column?", 0)
+
+_SPECIAL: dict[type[exp.Expression], str] = {
+    exp.CurrentUser: "current_user",
+    exp.SessionUser: "session_user",
+    exp.CurrentDatabase: "current_database",
+    exp.CurrentVersion: "version",
+    exp.CurrentSchema: "current_schema",
+    exp.CurrentTimestamp: "current_timestamp",
+    exp.CurrentDate: "current_date",
+    exp.CurrentTime: "current_time",
+    exp.Localtimestamp: "localtimestamp",
+    exp.Array: "array",
+    exp.Exists: "exists",
+    exp.Coalesce: "coalesce",
+    exp.Greatest: "greatest",
+    exp.Least: "least",
+    exp.Nullif: "nullif",
+}
+
+
+def _type_name(datatype: exp.DataType) -> str:
+    spelled = datatype.sql(PG)
+    try:
+        pgtype, _ = parse_type_name(spelled)
+    except e.PgError:
+        return spelled.split("(")[0].lower()
+    return pgtype.name.lstrip("_") if pgtype.is_array else pgtype.name
+
+
+def _figure(node: exp.Expression) -> tuple[str, int]:
+    if isinstance(node, exp.Column):
+        return (node.name, 2) if not isinstance(node.this, exp.Star) else _NO_NAME
+    if isinstance(node, exp.Dot):
+        return node.name, 2
+    if isinstance(node, exp.Paren):
+        return _figure(node.this)
+    if isinstance(node, exp.Cast):
+        inner = _figure(node.this)
+        return inner if inner[1] == 2 else (_type_name(node.to), 1)
+    if isinstance(node, exp.Interval):
+        return "interval", 1
+    if isinstance(node, exp.Case):
+        return "case", 1
+    if isinstance(node, exp.Subquery):
+        inner_select = node.this
+        if isinstance(inner_select, exp.Select) and inner_select.expressions:
+            first = inner_select.expressions[0]
+            return (first.alias, 2) if first.alias else _figure(first)
+        return _NO_NAME
+    for cls, name in _SPECIAL.items():
+        if isinstance(node, cls):
+            return name, 2
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower(), 2
+    if isinstance(node, exp.Func) and not isinstance(node, exp.Binary | exp.Unary | exp.Connector):
+        return node.sql_name().lower(), 2
+    return _NO_NAME
+
+
+def column_name(projection: exp.Expression) -> str | None:
+    if isinstance(projection, exp.Alias):
+        return projection.alias
+    if isinstance(projection, exp.Star) or (
+        isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+    ):
+        return None
+    return _figure(projection)[0]

@@ -1,0 +1,294 @@
+"""Planning one statement: classify it, guard it, translate it, infer its parameters — never execute it.
+
+Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `Plan`:
+- kind "empty" (nothing but comments), "utility" (`utility` holds the parsed statement, see utility.py),
+  "query" (row-returning SELECT/VALUES/set operation), "dml" (INSERT/UPDATE/DELETE, `returning` when it has
+  RETURNING), or "ddl" (CREATE/DROP/ALTER/TRUNCATE);
+- `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
+  `param_types` ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
+- `inner`: for DECLARE … CURSOR FOR q, the plan of q; `void_columns`: pg_sleep projections (typed `void`);
+- `constant`: True for a SELECT without FROM whose projections are literals, casts and operators only (no
+  functions, so deterministic): the session may compute it once and answer from memory. Security checks
+  (guard.py) run here, so nothing refused ever reaches the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.pgtypes.registry import parse_type_name
+from sparkwire.planner import guard
+from sparkwire.planner.dialect import PG
+from sparkwire.planner.naming import column_name
+from sparkwire.planner.params import Describe, ParamType, infer_parameter_types
+from sparkwire.planner.split import split_statements
+from sparkwire.planner.translate_duckdb import SessionContext, parse, to_duckdb
+from sparkwire.planner.utility import Declare, Utility, parse_utility
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    sql: str
+    kind: str  # "empty" | "utility" | "query" | "dml" | "ddl"
+    tag: str = ""
+    utility: Utility | None = None
+    tree: exp.Expression | None = None
+    duck_sql: str = ""
+    param_types: tuple[ParamType, ...] = ()
+    names: tuple[str | None, ...] | None = None
+    returning: bool = False
+    constant: bool = False
+    counts_rows: bool = False  # CREATE TABLE AS: the tag is "SELECT n"
+    inner: Plan | None = None  # the query of DECLARE … CURSOR FOR (its `$n` are the statement's parameters)
+    void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
+    declared_types: tuple[tuple[int, int] | None, ...] | None = None  # (oid, typmod) of `expr::T` projections
+
+
+_CONSTANT_NODES = (
+    exp.Select,
+    exp.Alias,
+    exp.Literal,
+    exp.Null,
+    exp.Boolean,
+    exp.Cast,
+    exp.DataType,
+    exp.DataTypeParam,
+    exp.Identifier,
+    exp.Paren,
+    exp.Neg,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.DPipe,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Var,
+)
+
+
+# Casts to these types give the same result in every session (unlike timestamptz, whose text follows TimeZone).
+_SESSION_INDEPENDENT_TYPES = frozenset(
+    {
+        exp.DataType.Type.BOOLEAN,
+        exp.DataType.Type.SMALLINT,
+        exp.DataType.Type.INT,
+        exp.DataType.Type.BIGINT,
+        exp.DataType.Type.FLOAT,
+        exp.DataType.Type.DOUBLE,
+        exp.DataType.Type.DECIMAL,
+        exp.DataType.Type.TEXT,
+        exp.DataType.Type.VARCHAR,
+        exp.DataType.Type.CHAR,
+    }
+)
+
+
+def _is_constant(tree: exp.Expression) -> bool:
+    if not isinstance(tree, exp.Select) or any(
+        tree.args.get(k)
+        for k in (
+            "from",
+            "joins",
+            "where",
+            "group",
+            "having",
+            "order",
+            "limit",
+            "offset",
+            "with",
+            "distinct",
+            "qualify",
+            "windows",
+            "into",
+            "locks",
+        )
+    ):
+        return False
+    return all(
+        isinstance(n, _CONSTANT_NODES) and (not isinstance(n, exp.DataType) or n.this in _SESSION_INDEPENDENT_TYPES)
+        for n in tree.walk()
+    )
+
+
+def _projection_names(tree: exp.Expression) -> tuple[str | None, ...] | None:
+    node: exp.Expr = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if isinstance(node, exp.Subquery):
+        node = node.unnest()
+    if isinstance(node, exp.Select):
+        return tuple(column_name(p) for p in node.expressions)
+    return None
+
+
+def _void_columns(tree: exp.Expression) -> tuple[int, ...]:
+    if not isinstance(tree, exp.Select):
+        return ()
+    return tuple(
+        i
+        for i, p in enumerate(tree.expressions)
+        if isinstance(p.unalias(), exp.Anonymous) and p.unalias().name.lower() == "pg_sleep"
+    )
+
+
+def _declared_types(tree: exp.Expression) -> tuple[tuple[int, int] | None, ...] | None:
+    if not isinstance(tree, exp.Select):
+        return None
+    out: list[tuple[int, int] | None] = []
+    for projection in tree.expressions:
+        node = projection.unalias()
+        found: tuple[int, int] | None = None
+        if isinstance(node, exp.Cast):
+            try:
+                pgtype, typmod = parse_type_name(node.to.sql(PG))
+                found = (pgtype.oid, typmod)
+            except e.PgError:
+                found = None
+        out.append(found)
+    return tuple(out)
+
+
+def align_names(names: Sequence[str | None] | None, column_count: int) -> list[str | None] | None:
+    """Spread per-projection names over the engine's columns (a `*` expands to several)."""
+    if names is None:
+        return None
+    if None not in names:
+        return list(names) if len(names) == column_count else None
+    star = names.index(None)
+    if None in names[star + 1 :]:
+        return [*names[:star], *[None] * (column_count - star)]
+    tail = list(names[star + 1 :])
+    middle = column_count - star - len(tail)
+    if middle < 0:
+        return None
+    return [*names[:star], *[None] * middle, *tail]
+
+
+def _ddl_tag(tree: exp.Expression) -> str:
+    kind = str(tree.args.get("kind") or "").upper()
+    if isinstance(tree, exp.Create):
+        return f"CREATE {kind}".strip()
+    if isinstance(tree, exp.Drop):
+        return f"DROP {kind}".strip()
+    if isinstance(tree, exp.Alter):
+        return f"ALTER {kind or 'TABLE'}"
+    return "TRUNCATE TABLE"
+
+
+_STATEMENT_KEYWORDS = frozenset(
+    [
+        "select",
+        "with",
+        "values",
+        "insert",
+        "update",
+        "delete",
+        "create",
+        "drop",
+        "alter",
+        "truncate",
+        "table",
+        "explain",
+        "merge",
+        "comment",
+        "grant",
+        "revoke",
+        "analyze",
+        "vacuum",
+        "refresh",
+        "listen",
+        "notify",
+        "unlisten",
+        "lock",
+        "reindex",
+        "cluster",
+        "do",
+        "checkpoint",
+        "load",
+    ]
+)
+_FIRST_WORD = re.compile(r"(?:\s|--[^\n]*\n?|/\*.*?\*/)*([A-Za-z_]\w*)", re.S)
+
+
+def _check_keyword(sql: str) -> None:
+    """PostgreSQL reports an unknown leading word itself as the syntax error (`selec 1`)."""
+    m = _FIRST_WORD.match(sql)
+    if m and m.group(1).lower() not in _STATEMENT_KEYWORDS:
+        raise e.SyntaxError(f'syntax error at or near "{m.group(1)}"', position=m.start(1) + 1)
+
+
+def plan_statement(sql: str, ctx: SessionContext, declared_oids: Sequence[int], describe: Describe) -> Plan:
+    if not split_statements(sql):
+        return Plan(sql, "empty")
+    guard.check_statement_head(sql)
+    utility = parse_utility(sql)
+    if isinstance(utility, Declare):
+        inner = plan_statement(utility.query, ctx, declared_oids, describe)
+        return Plan(sql, "utility", utility=utility, param_types=inner.param_types, inner=inner)
+    if utility is not None:
+        return Plan(sql, "utility", utility=utility)
+    _check_keyword(sql)
+    tree = parse(sql)
+    guard.check_tree(tree)
+    if isinstance(tree, exp.Command):
+        head = tree.name.upper()
+        raise e.FeatureNotSupported(f"{head} is not supported")
+    params = tuple(infer_parameter_types(tree, declared_oids, describe))
+    duck_sql = to_duckdb(tree, ctx, [p[1] for p in params])
+    if isinstance(tree, exp.Query | exp.Values):
+        return Plan(
+            sql,
+            "query",
+            tag="SELECT",
+            tree=tree,
+            duck_sql=duck_sql,
+            param_types=params,
+            names=_projection_names(tree),
+            constant=not params and _is_constant(tree),
+            void_columns=_void_columns(tree),
+            declared_types=_declared_types(tree),
+        )
+    if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+        verb = {exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE"}[type(tree)]
+        returning = tree.args.get("returning")
+        names = tuple(column_name(p) for p in returning.expressions) if returning else None
+        return Plan(
+            sql,
+            "dml",
+            tag=verb,
+            tree=tree,
+            duck_sql=duck_sql,
+            param_types=params,
+            names=names,
+            returning=returning is not None,
+        )
+    if isinstance(tree, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
+        ctas = (
+            isinstance(tree, exp.Create)
+            and str(tree.args.get("kind")).upper() == "TABLE"
+            and isinstance(tree.expression, exp.Query)
+        )
+        return Plan(
+            sql,
+            "ddl",
+            tag="SELECT" if ctas else _ddl_tag(tree),
+            tree=tree,
+            duck_sql=duck_sql,
+            param_types=params,
+            counts_rows=ctas,
+        )
+    raise e.FeatureNotSupported(f"{type(tree).__name__.upper()} statements are not supported")

@@ -1,0 +1,99 @@
+"""Split a simple-query string into statements, the way PostgreSQL's lexer sees `;`.
+
+Contract: `split_statements(sql)` returns the statements in order, each stripped of surrounding whitespace and
+of its terminating `;`; statements that are empty (only whitespace, comments or `;`) are dropped, so an empty
+list means EmptyQueryResponse. Semicolons inside '…' strings (with '' escapes), E'…' strings (with backslash
+escapes), "…" identifiers, $tag$…$tag$ dollar quotes, -- line comments and nested /* … */ comments do not
+split. An unterminated quote or comment runs to the end of the string (PostgreSQL then reports the syntax
+error).
+"""
+
+from __future__ import annotations
+
+import re
+
+_DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
+_IDENT_CHAR = re.compile(r"[A-Za-z_0-9$]")
+
+
+def _skip_quoted(sql: str, i: int, quote: str, backslash: bool) -> int:
+    """`i` is just after the opening quote; return the index after the closing quote."""
+    n = len(sql)
+    while i < n:
+        c = sql[i]
+        if backslash and c == "\\":
+            i += 2
+            continue
+        if c == quote:
+            if i + 1 < n and sql[i + 1] == quote:
+                i += 2
+                continue
+            return i + 1
+        i += 1
+    return n
+
+
+def _skip_block_comment(sql: str, i: int) -> int:
+    """`i` is just after the opening `/*`; comments nest as in PostgreSQL."""
+    depth = 1
+    n = len(sql)
+    while i < n and depth:
+        if sql.startswith("/*", i):
+            depth += 1
+            i += 2
+        elif sql.startswith("*/", i):
+            depth -= 1
+            i += 2
+        else:
+            i += 1
+    return i
+
+
+def _is_blank(statement: str) -> bool:
+    """True when the text holds nothing but whitespace and comments."""
+    i, n = 0, len(statement)
+    while i < n:
+        if statement[i].isspace():
+            i += 1
+        elif statement.startswith("--", i):
+            nl = statement.find("\n", i)
+            i = n if nl < 0 else nl + 1
+        elif statement.startswith("/*", i):
+            i = _skip_block_comment(statement, i + 2)
+        else:
+            return False
+    return True
+
+
+def split_statements(sql: str) -> list[str]:
+    statements: list[str] = []
+    start = 0
+    i = 0
+    n = len(sql)
+    while i < n:
+        c = sql[i]
+        if c == "'":
+            escaped = i > 0 and sql[i - 1] in "eE" and (i < 2 or not _IDENT_CHAR.match(sql[i - 2]))
+            i = _skip_quoted(sql, i + 1, "'", escaped)
+        elif c == '"':
+            i = _skip_quoted(sql, i + 1, '"', False)
+        elif c == "-" and sql.startswith("--", i):
+            nl = sql.find("\n", i)
+            i = n if nl < 0 else nl + 1
+        elif c == "/" and sql.startswith("/*", i):
+            i = _skip_block_comment(sql, i + 2)
+        elif c == "$" and (i == 0 or not _IDENT_CHAR.match(sql[i - 1])):
+            m = _DOLLAR_TAG.match(sql, i)
+            if m:
+                end = sql.find(m.group(0), m.end())
+                i = n if end < 0 else end + len(m.group(0))
+            else:
+                i += 1
+        elif c == ";":
+            statements.append(sql[start:i])
+            i += 1
+            start = i
+        else:
+            i += 1
+    statements.append(sql[start:])
+    return [s.strip() for s in statements if not _is_blank(s)]

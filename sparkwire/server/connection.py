@@ -1,0 +1,275 @@
+"""One client connection, served by its own thread with blocking socket I/O around the I/O-free protocol code.
+
+Why a thread per connection and not asyncio: every Session call may block, so an asyncio design pays a hop to
+a worker thread and back per round trip; measured on this 2-core machine that hop alone halved `SELECT 1`
+round trips (≈4,000/s versus ≈11,700/s for this design with the same protocol code). PostgreSQL too serves
+each connection with its own process.
+
+Contract:
+- Startup phase, bounded as a whole by `STARTUP_TIMEOUT` seconds: SSLRequest → 'S' and a TLS handshake when a
+  TLS context is configured, else 'N'; GSSENCRequest → 'N'; CancelRequest → look up (pid, secret) in the
+  registry and close without reply; StartupMessage → NegotiateProtocolVersion if needed, authentication,
+  session creation, ParameterStatus for `session.reported_parameters()`, BackendKeyData, ReadyForQuery.
+  Startup packets are read with exact-size reads, so nothing is consumed past an SSLRequest before the TLS
+  handshake.
+- Query phase: frames go to `QueryProtocol.run()`; its output is sent (blocking `sendall`, which is the
+  backpressure) whenever it waits for input or asks for a flush while streaming.
+- Any error of this layer reaches the client as FATAL ErrorResponse and closes only this connection.
+  `session.terminate()` always runs once a session exists. `cancel()` and `shutdown()` may be called from any
+  thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import ssl
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+
+from sparkwire.errors import InternalError, PgError, ProtocolViolation, QueryCanceled
+from sparkwire.planner.api import Notice, NoticeSink, ParameterStatusSink, StartupInfo
+from sparkwire.server import backend as be
+from sparkwire.server.auth import AuthMethod
+from sparkwire.server.cancel import CancelRegistry
+from sparkwire.server.frontend import (
+    CancelRequest,
+    Framer,
+    GSSENCRequest,
+    SSLRequest,
+    StartupMessage,
+    decode_startup,
+    startup_length,
+)
+from sparkwire.server.protocol import ADMIN_SHUTDOWN, QueryProtocol, ServerSession, Wait
+from sparkwire.server.startup import NEWEST_MINOR, StartupRequest, interpret_startup
+
+log = logging.getLogger(__name__)
+
+STARTUP_TIMEOUT = 60.0
+READ_SIZE = 256 * 1024
+LINGER_SECONDS = 1.0
+_PASSWORD = ord("p")
+
+SessionFactory = Callable[[StartupInfo, NoticeSink, ParameterStatusSink], ServerSession]
+
+
+@dataclass
+class ServerContext:
+    """Everything connections share: set up once by the listener's owner."""
+
+    session_factory: SessionFactory
+    auth: AuthMethod
+    tls: ssl.SSLContext | None = None
+    cancels: CancelRegistry = field(default_factory=CancelRegistry)
+
+
+class _Closed(Exception):
+    """The client went away (EOF), or the server is shutting down this connection."""
+
+
+class Connection:
+    def __init__(self, sock: socket.socket, ctx: ServerContext) -> None:
+        self._sock = sock
+        self._ctx = ctx
+        self._framer = Framer()
+        self._frames: deque[tuple[int, bytes]] = deque()
+        self._session: ServerSession | None = None
+        self._steps: Generator[Wait, None, None] | None = None
+        self._protocol: QueryProtocol | None = None
+        self._pid = 0
+        self._deadline: float | None = None
+        self._shutting_down = threading.Event()
+
+    # ---- entry points -------------------------------------------------------------------------------------
+
+    def serve(self) -> None:
+        """Run the whole connection on the calling thread; returns when it is closed."""
+        try:
+            self._deadline = time.monotonic() + STARTUP_TIMEOUT
+            request = self._startup()
+            if request is None:
+                return
+            self._authenticate(request)
+            protocol = self._open_session(request)
+            self._deadline = None
+            self._sock.settimeout(None)
+            self._query_loop(protocol)
+        except _Closed:
+            pass
+        except TimeoutError:
+            self._fatal(QueryCanceled("canceling authentication due to timeout", severity="FATAL"))
+        except PgError as err:
+            err.severity = "FATAL"
+            self._fatal(err)
+        except OSError as exc:
+            log.debug("connection lost: %s", exc)
+        except Exception:
+            log.exception("internal error in connection")
+            self._fatal(InternalError("internal error", severity="FATAL"))
+        finally:
+            self._cleanup()
+
+    def cancel(self) -> None:
+        """CancelRequest target: interrupt the running statement, if any."""
+        session = self._session
+        if session is not None:
+            session.cancel()
+
+    def shutdown(self) -> None:
+        """Server shutdown: interrupt what runs and stop reading; the client gets FATAL 57P01."""
+        self._shutting_down.set()
+        if self._protocol is not None:
+            self._protocol.shutting_down = True
+        self.cancel()
+        with contextlib.suppress(OSError):
+            socket.socket.shutdown(self._sock, socket.SHUT_RD)  # the plain-socket method, also under TLS
+
+    # ---- socket helpers -----------------------------------------------------------------------------------
+
+    def _recv(self, size: int) -> bytes:
+        if self._deadline is not None:
+            self._sock.settimeout(max(0.001, self._deadline - time.monotonic()))
+        data = self._sock.recv(size)
+        if self._shutting_down.is_set():
+            self._fatal(ADMIN_SHUTDOWN)
+            raise _Closed
+        if not data:
+            raise _Closed
+        return data
+
+    def _read_exactly(self, size: int) -> bytes:
+        chunks = bytearray()
+        while len(chunks) < size:
+            chunks += self._recv(size - len(chunks))
+        return bytes(chunks)
+
+    def _read_frame(self) -> tuple[int, bytes]:
+        while not self._frames:
+            self._frames.extend(self._framer.feed(self._recv(READ_SIZE)))
+        return self._frames.popleft()
+
+    def _fatal(self, err: PgError) -> None:
+        try:
+            self._sock.settimeout(5)
+            self._sock.sendall(be.error_response(err))
+        except OSError:
+            pass
+
+    # ---- startup ------------------------------------------------------------------------------------------
+
+    def _startup(self) -> StartupRequest | None:
+        tls_done = False
+        while True:
+            header = self._read_exactly(4)
+            packet = decode_startup(self._read_exactly(startup_length(header) - 4))
+            match packet:
+                case SSLRequest() if self._ctx.tls is not None and not tls_done:
+                    self._sock.sendall(be.SSL_YES)
+                    self._sock = self._ctx.tls.wrap_socket(self._sock, server_side=True)
+                    tls_done = True
+                case SSLRequest() | GSSENCRequest():
+                    self._sock.sendall(be.SSL_NO)
+                case CancelRequest(pid=pid, secret=secret):
+                    self._ctx.cancels.cancel(pid, secret)
+                    return None
+                case StartupMessage():
+                    request = interpret_startup(packet)
+                    if request.needs_negotiation:
+                        self._sock.sendall(
+                            be.negotiate_protocol_version(NEWEST_MINOR, request.unrecognized_protocol_options)
+                        )
+                    return request
+
+    def _authenticate(self, request: StartupRequest) -> None:
+        exchange = self._ctx.auth.exchange(request.user)
+        try:
+            message = next(exchange)
+            while True:
+                self._sock.sendall(message)
+                type_byte, body = self._read_frame()
+                if type_byte != _PASSWORD:
+                    raise ProtocolViolation(
+                        f"expected password response, got message type {type_byte}", severity="FATAL"
+                    )
+                message = exchange.send(body)
+        except StopIteration as done:
+            final: bytes = done.value
+            self._sock.sendall(final + be.AUTH_OK)
+
+    def _open_session(self, request: StartupRequest) -> QueryProtocol:
+        notices: deque[Notice] = deque()
+        statuses: deque[tuple[str, str]] = deque()
+        self._pid, secret = self._ctx.cancels.register(self)
+        info = StartupInfo(
+            user=request.user,
+            database=request.database,
+            application_name=request.application_name,
+            options=request.settings,
+            backend_pid=self._pid,
+        )
+
+        def status_sink(name: str, value: str) -> None:
+            statuses.append((name, value))
+
+        session = self._ctx.session_factory(info, notices.append, status_sink)
+        self._session = session
+        reported = session.reported_parameters()
+        statuses.clear()
+        protocol = QueryProtocol(session, notices, statuses)
+        protocol.out += b"".join(be.parameter_status(k, v) for k, v in reported.items())
+        protocol.out += be.backend_key_data(self._pid, secret)
+        protocol.ready()
+        self._protocol = protocol
+        return protocol
+
+    # ---- query phase --------------------------------------------------------------------------------------
+
+    def _query_loop(self, protocol: QueryProtocol) -> None:
+        sock = self._sock
+        out = protocol.out
+        inbox = protocol.inbox
+        inbox.extend(self._frames)
+        self._frames.clear()
+        steps = self._steps = protocol.run()
+        for wait in steps:
+            if out:
+                sock.sendall(out)
+                out.clear()
+            if wait is Wait.INPUT:
+                inbox.extend(self._framer.feed(self._recv(READ_SIZE)))
+        if out:
+            sock.sendall(out)
+            out.clear()
+
+    # ---- end ----------------------------------------------------------------------------------------------
+
+    def _cleanup(self) -> None:
+        if self._pid:
+            self._ctx.cancels.unregister(self._pid)
+        try:
+            if self._steps is not None:
+                self._steps.close()
+            if self._session is not None:
+                self._session.terminate()
+        except Exception:
+            log.exception("closing the session failed")
+        self._linger_close()
+
+    def _linger_close(self) -> None:
+        """Close without a reset: unread client bytes at close() make the kernel send RST, which can destroy a
+        FATAL ErrorResponse still in flight. So: stop sending, discard input briefly, then close."""
+        sock = self._sock
+        with contextlib.suppress(OSError, ValueError):
+            socket.socket.shutdown(sock, socket.SHUT_WR)
+            deadline = time.monotonic() + LINGER_SECONDS
+            while (left := deadline - time.monotonic()) > 0:
+                sock.settimeout(left)
+                if not socket.socket.recv(sock, 65536):
+                    break
+        with contextlib.suppress(OSError):
+            sock.close()

@@ -1,0 +1,17 @@
+"""Version numbers sparkwire reports to clients.
+
+`SERVER_VERSION` is the PostgreSQL version whose protocol, catalogs and behaviour we emulate; clients key features
+off it (server_version ParameterStatus, `SHOW server_version`, `server_version_num`, `version()`).
+"""
+
+SPARKWIRE_VERSION = "0.1.0"
+SERVER_VERSION = "15.0"
+SERVER_VERSION_NUM = "150000"
+
+
+def version_string() -> str:
+    """What `SELECT version()` returns: starts like PostgreSQL's so that clients parsing it are satisfied."""
+    return (
+        f"PostgreSQL {SERVER_VERSION} on x86_64-pc-linux-gnu, compiled by sparkwire {SPARKWIRE_VERSION}, 64-bit "
+        f"(sparkwire {SPARKWIRE_VERSION})"
+    )
