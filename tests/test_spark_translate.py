@@ -1,6 +1,7 @@
 """PostgreSQL semantics on Spark: every case runs on the real PostgreSQL oracle and on a real local Spark through
 `translate_spark` + `SparkEngine`; results (values, NULLs, order where the query orders, column names, and the
-PostgreSQL type each Arrow column maps to) and error SQLSTATEs must agree. Also: the engine's cancel / timeout / schema / register paths and the Spark guard.
+PostgreSQL type each Arrow column maps to) and error SQLSTATEs must agree. Also: the engine's cancel / timeout /
+schema / parameter paths and the Spark guard.
 
 One Spark session (local[2]) serves the whole file: the `spark` fixture below, scope="session".
 """
@@ -171,6 +172,26 @@ CASES: list[tuple[str, bool]] = [
     ("SELECT n * 2 FROM generate_series(1, 3) AS g(n) ORDER BY n DESC", True),
     ("SELECT * FROM generate_series('2024-01-01'::timestamp, '2024-01-03'::timestamp, interval '1 day')", True),
     # mixed
+    (
+        "SELECT substring('hello', -1, 3), substring('hello', 0), substring('hello' from 4), "
+        "substr('hello', 2, 2) AS s2",
+        True,
+    ),
+    ("SELECT concat(a, '-', NULL, x), a || '/' || b FROM t ORDER BY a", True),
+    ("SELECT a FROM t ORDER BY a LIMIT ALL", True),
+    ("SELECT a FROM t ORDER BY a DESC FETCH FIRST 2 ROWS ONLY", True),
+    (
+        "SELECT a IS DISTINCT FROM b, a IS NOT DISTINCT FROM 1, CASE a WHEN 1 THEN 'one' ELSE 'other' END "
+        "FROM t ORDER BY a",
+        True,
+    ),
+    ("SELECT b, count(*) FROM t GROUP BY 1 ORDER BY 2 DESC, 1", True),
+    ("SELECT d - '2024-01-01'::date, ts - '2024-01-01 00:00:00+00'::timestamptz FROM t ORDER BY a", True),
+    (
+        "SELECT to_char(ts, 'YYYY-MM-DD HH24:MI:SS'), date_trunc('week', ts), extract(quarter FROM ts), "
+        "extract(week FROM d) FROM t ORDER BY a",
+        True,
+    ),
     ("SELECT (ARRAY[10, 20])[2], (ARRAY[10, 20])[5], (ARRAY[10, 20])[0]", True),
     ("SELECT 1.5::real::text, 0.1::real::text, 12345.5::real::text", True),
     ("SELECT a::text || 'x', b::float8 / 4, coalesce(s, 'none') || '-' || a FROM t ORDER BY a", True),

@@ -41,7 +41,8 @@ Schema = Mapping[str, Mapping[str, str]]
 
 __all__ = ["forbidden_in_spark", "postgres_column_names", "to_spark_sql", "translate"]
 
-UNSUPPORTED_FUNCTIONS = {"age": "age()"}
+# PostgreSQL functions with no faithful Spark translation yet: FeatureNotSupported (0A000) rather than a guess
+UNSUPPORTED_FUNCTIONS = frozenset({"age"})
 
 
 def _datatype_sql(generator: SparkGenerator, node: exp.DataType) -> str:
@@ -96,7 +97,7 @@ def _alias_outputs(tree: exp.Expr, names: list[str]) -> None:
     if not isinstance(select, exp.Select) or len(select.expressions) != len(names):
         return
     aliased: list[exp.Expr] = []
-    renamed: dict[str, exp.Expression] = {}  # qualify's own aliases (_col_0) -> the expression they named
+    renamed: dict[str, exp.Expr] = {}  # qualify's own aliases (_col_0) -> the expression they named
     for projection, name in zip(select.expressions, names, strict=True):
         if name == "*" or (isinstance(projection, exp.Alias) and projection.alias == name):
             aliased.append(projection)
@@ -118,7 +119,7 @@ def _check_supported(tree: exp.Expr) -> None:
     for node in tree.find_all(exp.Anonymous):
         name = str(node.this).lower()
         if name in UNSUPPORTED_FUNCTIONS:
-            raise errors.FeatureNotSupported(f"{UNSUPPORTED_FUNCTIONS[name]} is not supported on Spark yet")
+            raise errors.FeatureNotSupported(f"function {name}() is not supported on Spark yet")
 
 
 def to_spark_sql(expression: exp.Expr, schema: Schema | None = None) -> str:

@@ -7,6 +7,9 @@ the Spark generator can print (lambdas, Spark functions). `RULES` is the ordered
 Each rule fixes one place where sqlglot's postgres -> spark output differs from PostgreSQL:
 
 - integer_division: int / int truncates in PostgreSQL (Spark `/` gives a double) -> CAST(a DIV b AS int type)
+- concatenation: concat() with non-text arguments (sqlglot's COALESCE(x, '') fails under ANSI), text spelling
+- date_difference: date - date is integer days
+- substring_bounds: a start before 1 counts the missing positions (Spark counts from the end)
 - text_casts: float::text and timestamptz::text spelled as PostgreSQL prints them
 - any_all: `x op ANY/ALL(array)` (sqlglot's lambda shadows the column `x`) and `= ANY(subquery)` -> IN
 - ordered_array_agg: array_agg keeps NULLs, honours ORDER BY and is NULL over no rows (collect_list does none)
@@ -64,6 +67,82 @@ def integer_division(tree: exp.Expr) -> exp.Expr:
         result = exp.cast(exp.IntDiv(this=node.this, expression=node.expression), exp.DataType(this=wide))
         result.type = exp.DataType(this=wide)
         return exp.Paren(this=result) if isinstance(node.parent, exp.Binary) else result
+
+    return tree.transform(rewrite, copy=False)
+
+
+# ---- string concatenation --------------------------------------------------------------------------------------
+
+TEXT_TYPES = frozenset({exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.UNKNOWN})
+
+
+def _as_text(node: exp.Expr) -> exp.Expr:
+    """`node::text` when its type is known and not text (text_casts then spells it as PostgreSQL does)."""
+    kind = _type_of(node)
+    if kind is None or kind in TEXT_TYPES or kind == exp.DType.ARRAY:
+        return node
+    cast = exp.Cast(this=node, to=exp.DataType.build("text"))
+    cast.type = exp.DataType.build("text")
+    return cast
+
+
+def concatenation(tree: exp.Expr) -> exp.Expr:
+    """concat() skips NULLs and `||` yields NULL, both printing non-text operands as PostgreSQL does; sqlglot's
+    COALESCE(x, '') fails for a non-text x under ANSI mode."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if type(node) is exp.Concat:  # not ConcatWs, a subclass, which Spark implements as PostgreSQL does
+            parts = [
+                exp.Coalesce(this=exp.cast(_as_text(e), "text"), expressions=[exp.Literal.string("")])
+                for e in node.expressions
+            ]
+            return _fn("concat", *parts)
+        if isinstance(node, exp.DPipe):
+            node.set("this", _as_text(node.this))
+            node.set("expression", _as_text(node.expression))
+        return node
+
+    return tree.transform(rewrite, copy=False)
+
+
+# ---- date arithmetic ---------------------------------------------------------------------------------------------
+
+
+def date_difference(tree: exp.Expr) -> exp.Expr:
+    """date - date is an integer number of days in PostgreSQL (Spark: an interval)."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Sub) and _type_of(node.this) == _type_of(node.expression) == exp.DType.DATE:
+            return _fn("datediff", node.this, node.expression)
+        return node
+
+    return tree.transform(rewrite, copy=False)
+
+
+# ---- substring ---------------------------------------------------------------------------------------------------
+
+
+def substring_bounds(tree: exp.Expr) -> exp.Expr:
+    """substring(s, start[, n]) with start < 1 counts the positions before 1 (Spark counts from the end)."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Substring) or node.args.get("start") is None:
+            return node
+        start = node.args["start"]
+        if isinstance(start, exp.Literal) and not start.is_string and int(start.this) >= 1:
+            return node
+        one = exp.Literal.number(1)
+        clamped = exp.Greatest(this=start.copy(), expressions=[one.copy()])
+        length = node.args.get("length")
+        if length is None:
+            return exp.Substring(this=node.this, start=clamped)
+        shortened = exp.Sub(
+            this=exp.Add(this=length.copy(), expression=exp.Least(this=start.copy(), expressions=[one.copy()])),
+            expression=one.copy(),
+        )
+        return exp.Substring(
+            this=node.this, start=clamped, length=exp.Greatest(this=shortened, expressions=[exp.Literal.number(0)])
+        )
 
     return tree.transform(rewrite, copy=False)
 
@@ -426,6 +505,9 @@ EARLY_RULES: tuple[Rule, ...] = (generate_series,)
 RULES: tuple[Rule, ...] = (
     regexp_replace_flags,
     integer_division,
+    concatenation,
+    date_difference,
+    substring_bounds,
     text_casts,
     any_all,
     ordered_array_agg,
