@@ -318,3 +318,8 @@ class CantChangeRuntimeParam(PgError):
 # Appended by the server: connection limits
 class TooManyConnections(PgError):
     sqlstate = "53300"
+
+
+# Appended by pgtypes: date/time input
+class InvalidTimeZoneDisplacementValue(PgError):
+    sqlstate = "22009"

@@ -3,14 +3,17 @@ discarding everything, and COPY to or from server files refused."""
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from sparkwire.errors import PgError
 from sparkwire.planner.api import CopyIn, CopyOut
 from sparkwire.planner.service import PlannerService
+from tests.support.postgres import PostgresOracle
 from tests.test_planner_helpers import Client, materialize, new_service
 
 
@@ -107,3 +110,38 @@ def test_copy_errors(client: Client) -> None:
     assert client.error("COPY nope FROM STDIN").code == "42P01"
     assert client.error("COPY cp (nope) FROM STDIN").code == "42703"
     assert client.error("COPY cp TO STDOUT (FORMAT xml)").code == "22023"
+
+
+def test_copy_binary_through_the_session(client: Client) -> None:
+    client.run("INSERT INTO cp VALUES (1, 'x', 1.5)")
+    out = copy_out(client, "COPY cp (a, b) TO STDOUT (FORMAT binary)")
+    assert out.format == "binary"
+    assert materialize(out).rows == [(1, "x")]
+    copy = copy_in(client, "COPY cp FROM STDIN WITH BINARY")
+    assert (copy.column_count, copy.format) == (3, "binary")
+    header = b"PGCOPY\n\xff\r\n\x00" + struct.pack("!ii", 0, 0)
+    row = struct.pack("!hii", 3, 4, 2) + struct.pack("!i", 1) + b"y" + struct.pack("!i", -1)
+    copy.sink.write(header + row[:9])
+    copy.sink.write(row[9:] + struct.pack("!h", -1))
+    assert copy.sink.finish() == 1
+    assert client.rows("SELECT a, b, c FROM cp ORDER BY a, b") == [(1, "x", 1.5), (2, "y", None)]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        "FORMAT binary, DELIMITER ','",
+        "FORMAT binary, NULL 'x'",
+        "FORMAT binary, HEADER",
+        "FORMAT binary, QUOTE '\"'",
+        "FORMAT text, ESCAPE '\"'",
+    ],
+)
+def test_copy_option_errors_match_postgres(client: Client, oracle: PostgresOracle, options: str) -> None:
+    sql = f"COPY cp TO STDOUT ({options})"
+    with psycopg.connect(oracle.dsn, autocommit=True) as pg:
+        pg.execute("CREATE TABLE IF NOT EXISTS cp (a int, b text, c numeric(6,2))")
+        with pytest.raises(psycopg.Error) as want, pg.cursor() as cur, cur.copy(sql):
+            pass
+    err = client.error(sql)
+    assert (err.code, err.message) == (want.value.sqlstate, want.value.diag.message_primary)

@@ -38,6 +38,7 @@ SAME_AS_POSTGRES = [
     "SELECT 1 UNION ALL SELECT 2 ORDER BY 1",
     "WITH t AS (SELECT a FROM sem WHERE a IS NOT NULL) SELECT count(*) AS n FROM t",
     "SELECT a, b FROM sem ORDER BY a LIMIT 2 OFFSET 1",
+    r"SELECT '\x00ff'::bytea, octet_length('\x00ff'::bytea), 'a\\000b'::bytea, CAST('abc' AS bytea)",
 ]
 
 ERRORS_AS_POSTGRES = [
@@ -52,6 +53,7 @@ ERRORS_AS_POSTGRES = [
     "SELECT 1 +",
     "SELEC 1",
     "SELECT 'x'::date",
+    r"SELECT '\xzz'::bytea",
 ]
 
 

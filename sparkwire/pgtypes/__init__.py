@@ -6,11 +6,13 @@ Public contract (everything else in the package is an implementation module):
 - encoding: `EncodeOptions`, `encode_data_rows` (DataRow messages for a record batch, text or binary per column),
   `encode_column` (one column's wire values).
 - parameters: `decode_param` (Bind values), `Interval`.
-- COPY: `encode_copy_rows`, `copy_header` (COPY TO STDOUT text/CSV), `CopyInParser` (COPY FROM STDIN text/CSV).
+- COPY: `encode_copy_rows`, `copy_header`, `copy_trailer` (COPY TO STDOUT text/CSV/binary), `CopyInParser`
+  (COPY FROM STDIN text/CSV), `BinaryCopyInParser` (COPY FROM STDIN binary).
 """
 
+from sparkwire.pgtypes.copy_binary import BinaryCopyInParser
 from sparkwire.pgtypes.copy_in import CopyInParser
-from sparkwire.pgtypes.copy_out import copy_header, encode_copy_rows
+from sparkwire.pgtypes.copy_out import copy_header, copy_trailer, encode_copy_rows
 from sparkwire.pgtypes.interval import Interval, parse_interval
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
@@ -25,6 +27,7 @@ from sparkwire.pgtypes.typmod import (
 )
 
 __all__ = [
+    "BinaryCopyInParser",
     "CopyInParser",
     "EncodeOptions",
     "Interval",
@@ -34,6 +37,7 @@ __all__ = [
     "char_length",
     "char_typmod",
     "copy_header",
+    "copy_trailer",
     "decode_param",
     "decode_text",
     "encode_column",

@@ -17,10 +17,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sparkwire.errors import CharacterNotInRepertoire, NumericValueOutOfRange, PgError
+from sparkwire.errors import NumericValueOutOfRange, PgError
 from sparkwire.pgtypes.interval import Interval
 from sparkwire.pgtypes.options import EncodeOptions
-from sparkwire.pgtypes.params import decode_text
+from sparkwire.pgtypes.params import decimal_text, decode_text, invalid_utf8
 
 TEXT_FAMILY = frozenset({18, 19, 25, 142, 705, 1042, 1043})
 _PLAIN: dict[int, str] = {
@@ -93,35 +93,39 @@ def _slow(raw: Sequence[bytes | None], oid: int, target: pa.DataType, options: E
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            bad = " ".join(f"0x{b:02x}" for b in data[exc.start : exc.start + 2])
-            error: PgError = CharacterNotInRepertoire(f'invalid byte sequence for encoding "UTF8": {bad}')
+            error: PgError = invalid_utf8(data, exc.start)
             error.detail = where(row)
             raise error from None
         try:
             if oid in TEXT_FAMILY:
                 values.append(text)
             elif oid in _EPOCH_UNITS and text.strip().lower() in _INFINITIES:
-                values.append(_Infinity(_INFINITIES[text.strip().lower()]))
+                values.append(Infinity(_INFINITIES[text.strip().lower()]))
                 infinities = True
             else:
                 values.append(to_arrow_value(decode_text(text, oid, options), target))
         except PgError as error:
             error.detail = f'{where(row)}: "{text}"'
             raise
+    return arrow_column(values, oid, target, infinities=infinities)
+
+
+class Infinity(int):
+    """±1 standing for ±infinity in a date/timestamp column."""
+
+
+def arrow_column(values: list[object], oid: int, target: pa.DataType, *, infinities: bool) -> pa.Array:
+    """Values in `to_arrow_value` form — and, when `infinities`, `Infinity` markers — as an Arrow array."""
     if infinities:
         return _with_infinities(values, oid, target)
     return pa.array(values, target)
-
-
-class _Infinity(int):
-    """±1 standing for ±infinity in a date/timestamp column."""
 
 
 def _with_infinities(values: list[object], oid: int, target: pa.DataType) -> pa.Array:
     unit, top = _EPOCH_UNITS[oid]
     ints: list[int | None] = []
     for value in values:
-        if value is None or isinstance(value, _Infinity):
+        if value is None or isinstance(value, Infinity):
             ints.append(None if value is None else top * int(value))
         elif isinstance(value, dt.datetime):
             start = _EPOCH.replace(tzinfo=dt.UTC) if value.tzinfo else _EPOCH
@@ -162,8 +166,4 @@ def _decimal(value: Decimal, target: pa.DataType) -> object:
                 f"value less than 10^{target.precision - target.scale}.",
             )
         return rounded
-    if value.is_nan():
-        return "NaN"
-    if value.is_infinite():
-        return "Infinity" if value > 0 else "-Infinity"
-    return format(value.copy_abs() if value.is_zero() else value, "f")
+    return decimal_text(value)

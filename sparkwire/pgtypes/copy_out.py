@@ -1,10 +1,12 @@
-"""COPY … TO STDOUT in text and CSV format: `encode_copy_rows` → one CopyData message ('d', int32 length, row
-ending in newline) per row; `copy_header` → the CopyData of the HEADER line.
+"""COPY … TO STDOUT: `encode_copy_rows` → one CopyData message ('d', int32 length, row) per row; `copy_header` →
+the CopyData that starts the output (text/CSV: the HEADER line, sent only with HEADER; binary: the file header,
+always sent); `copy_trailer` → the CopyData that ends it (binary only). Binary rows are in `copy_binary`.
 
-Values are the text-format encodings (`text.encode_text`), escaped for the whole column with pyarrow.compute:
-text format backslash-escapes backslash, \\b \\f \\n \\r \\t \\v and the delimiter and writes NULL as the null
-string; CSV quotes a value that contains the delimiter, the quote, CR or LF, equals the null string, or is `\\.`
-alone in a single-column row, doubling quote/escape characters inside quotes — CopyAttributeOutText/CSV.
+Text and CSV rows end in a newline; values are the text-format encodings (`text.encode_text`), escaped for the
+whole column with pyarrow.compute: text format backslash-escapes backslash, \\b \\f \\n \\r \\t \\v and the
+delimiter and writes NULL as the null string; CSV quotes a value that contains the delimiter, the quote, CR or LF,
+equals the null string, or is `\\.` alone in a single-column row, doubling quote/escape characters inside quotes —
+CopyAttributeOutText/CSV.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sparkwire.pgtypes import _wire
+from sparkwire.pgtypes.copy_binary import BINARY_HEADER, BINARY_TRAILER, encode_copy_binary_rows
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.text import encode_text
 
@@ -82,6 +85,8 @@ def encode_copy_rows(
 ) -> bytes:
     if batch.num_rows == 0:
         return b""
+    if fmt == "binary":
+        return encode_copy_binary_rows(batch, type_oids, options)
     delim, null_b, quote_b, escape_b = (s.encode() for s in (delimiter, null, quote, escape))
     single = batch.num_columns == 1
     columns = [
@@ -107,9 +112,15 @@ def _frame(columns: list[pa.Array], n: int, delimiter: bytes, null: bytes) -> by
 def copy_header(
     names: Sequence[str], fmt: str, delimiter: str = "\t", null: str = "\\N", quote: str = '"', escape: str = '"'
 ) -> bytes:
+    if fmt == "binary":
+        return BINARY_HEADER
     delim, null_b, quote_b, escape_b = (s.encode() for s in (delimiter, null, quote, escape))
     columns = [
         _prepare(pa.array([name.encode()], _wire.BINARY), fmt, delim, null_b, quote_b, escape_b, len(names) == 1)
         for name in names
     ]
     return _frame(columns, 1, delim, null_b)
+
+
+def copy_trailer(fmt: str) -> bytes:
+    return BINARY_TRAILER if fmt == "binary" else b""

@@ -37,7 +37,7 @@ _DUCKDB_SIMPLE: dict[str, int] = {
     "INTEGER": INT4,
     "USMALLINT": INT4,
     "BIGINT": INT8,
-    "UINTEGER": INT8,
+    "UINTEGER": OID,  # DuckDB holds our oid columns and $n::oid as UINTEGER
     "UBIGINT": NUMERIC,
     "HUGEINT": NUMERIC,
     "UHUGEINT": NUMERIC,
@@ -115,7 +115,7 @@ def pg_type_for_arrow(dtype: pa.DataType) -> tuple[int, int]:
         (pa.types.is_int32, INT4),
         (pa.types.is_uint16, INT4),
         (pa.types.is_int64, INT8),
-        (pa.types.is_uint32, INT8),
+        (pa.types.is_uint32, OID),
         (pa.types.is_uint64, NUMERIC),
         (pa.types.is_float16, FLOAT4),
         (pa.types.is_float32, FLOAT4),

@@ -3,10 +3,12 @@ PostgreSQL's input functions.
 
 Values: int, float, Decimal, str, bytes, bool, date, time, datetime (tz-aware for timestamptz; a text timestamptz
 without an offset is read in `options.timezone`), `Interval` (months/days/µs), UUID, JSON as its (validated) str,
-lists for arrays. ±infinity dates and timestamps become the min/max of date/datetime. psycopg's loaders do the
-parsing of dates, times, bytea, numerics in binary and arrays; integers, floats, numerics, booleans in text are
-validated here because Python's parsers accept spellings PostgreSQL rejects ("1_000"). Oid 0/705 and the text
-family decode as str.
+lists for arrays. ±infinity dates and timestamps become the min/max of date/datetime. Text dates and times are
+read by `datetime_in` (PostgreSQL's ISO input forms); psycopg's loaders parse binary dates and times, bytea,
+binary numerics and arrays; integers, floats, numerics, booleans in text are validated here because Python's
+parsers accept spellings PostgreSQL rejects ("1_000"). Oid 0/705 and the text family decode as str. A binary value
+shorter than its type's fixed size is 08P01 "insufficient data left in message", longer is 22P03, as in
+PostgreSQL. `decimal_text` / `exact_decimal_text` spell Decimals with their own scale (unconstrained numeric).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import math
 import re
 import struct
 import uuid
-import zoneinfo
 from decimal import Decimal
 from typing import Any
 
@@ -33,7 +34,9 @@ from sparkwire.errors import (
     InvalidTextRepresentation,
     NumericValueOutOfRange,
     PgError,
+    ProtocolViolation,
 )
+from sparkwire.pgtypes.datetime_in import parse_datetime
 from sparkwire.pgtypes.interval import Interval, parse_interval
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.registry import type_by_oid
@@ -59,17 +62,6 @@ _DATETIME_NAMES = {
     1184: "timestamp with time zone",
     1266: "time with time zone",
 }
-_OFFSET = re.compile(r":\d{1,2}(?:\.\d*)?\s*(?:[+-]\d{1,2}(?::?\d{2}){0,2}|z|utc)(?: bc)?$")
-_DATE = r"\d{1,7}-\d{1,2}-\d{1,2}"
-_TIME = r"\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d*)?)?"
-_ZONE = r"\s*(?:[+-]\d{1,2}(?::?\d{2}){0,2}|z|utc)?"
-_DATETIME_SYNTAX = {
-    1082: re.compile(_DATE + r"(?: bc)?"),
-    1083: re.compile(_TIME),
-    1266: re.compile(_TIME + _ZONE),
-    1114: re.compile(_DATE + r"(?:[ t]" + _TIME + ")?" + _ZONE + r"(?: bc)?"),
-    1184: re.compile(_DATE + r"(?:[ t]" + _TIME + ")?" + _ZONE + r"(?: bc)?"),
-}
 
 
 def decode_param(
@@ -85,8 +77,15 @@ def _utf8(data: bytes) -> str:
     try:
         return bytes(data).decode("utf-8")
     except UnicodeDecodeError as exc:
-        bad = " ".join(f"0x{b:02x}" for b in data[exc.start : exc.start + 2])
-        raise CharacterNotInRepertoire(f'invalid byte sequence for encoding "UTF8": {bad}') from None
+        raise invalid_utf8(data, exc.start) from None
+
+
+def invalid_utf8(data: bytes, start: int) -> CharacterNotInRepertoire:
+    """PostgreSQL's report of a bad UTF-8 sequence: the bytes of the character its first byte announces."""
+    lead = data[start]
+    length = 2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4 if lead & 0xF8 == 0xF0 else 1
+    bad = " ".join(f"0x{b:02x}" for b in data[start : start + length])
+    return CharacterNotInRepertoire(f'invalid byte sequence for encoding "UTF8": {bad}')
 
 
 def decode_text(text: str, type_oid: int, options: EncodeOptions) -> object:
@@ -120,7 +119,7 @@ def decode_text(text: str, type_oid: int, options: EncodeOptions) -> object:
     if type_oid == 17:
         return _bytea(text)
     if type_oid in _DATETIME_NAMES:
-        return _datetime(text, type_oid, options)
+        return parse_datetime(text, type_oid, options.timezone)
     found = type_by_oid(type_oid)
     if found.is_array:
         return _load(text.encode(), type_oid, Format.TEXT, f'malformed array literal: "{text}"')
@@ -175,23 +174,22 @@ def _bytea(text: str) -> bytes:
     return loaded
 
 
-def _datetime(text: str, oid: int, options: EncodeOptions) -> object:
-    spelled = text.strip().lower()
-    if spelled in ("infinity", "+infinity", "-infinity") and oid in (1082, 1114, 1184):
-        positive = not spelled.startswith("-")
-        if oid == 1082:
-            return dt.date.max if positive else dt.date.min
-        value = dt.datetime.max if positive else dt.datetime.min
-        return value.replace(tzinfo=dt.UTC) if oid == 1184 else value
-    name = _DATETIME_NAMES[oid]
-    if not _DATETIME_SYNTAX[oid].fullmatch(spelled):
-        raise InvalidDatetimeFormat(f'invalid input syntax for type {name}: "{text}"')
-    if oid == 1184 and not _OFFSET.search(spelled):
-        naive = _load(text.strip().encode(), 1114, Format.TEXT, f'invalid input syntax for type {name}: "{text}"')
-        assert isinstance(naive, dt.datetime)
-        return naive.replace(tzinfo=zoneinfo.ZoneInfo(options.timezone))
-    spelled = re.sub(r"\s*(?:z|utc)$", "+00", spelled)
-    return _load(spelled.encode(), oid, Format.TEXT, f'invalid input syntax for type {name}: "{text}"')
+def decimal_text(value: Decimal) -> str:
+    """numeric_out of a Decimal: its own digits and scale, NaN, ±Infinity, no negative zero."""
+    if value.is_nan():
+        return "NaN"
+    if value.is_infinite():
+        return "Infinity" if value > 0 else "-Infinity"
+    return format(value.copy_abs() if value.is_zero() else value, "f")
+
+
+def exact_decimal_text(values: list[Any]) -> list[Any]:
+    """A (nested) list of Decimals as their `decimal_text`: the per-element scale survives where one Arrow/DuckDB
+    decimal type per list would force a common scale."""
+    return [
+        decimal_text(v) if isinstance(v, Decimal) else exact_decimal_text(v) if isinstance(v, list) else v
+        for v in values
+    ]
 
 
 def _load(data: bytes, oid: int, fmt: Format, message: str) -> Any:
@@ -234,7 +232,9 @@ _BINARY_SIZES = {
 def _decode_binary(data: bytes, oid: int, index: int | None) -> object:
     message = "incorrect binary data format" + (f" in bind parameter {index}" if index else "")
     size = _BINARY_SIZES.get(oid)
-    if size is not None and len(data) != size:
+    if size is not None and len(data) < size:
+        raise ProtocolViolation("insufficient data left in message")
+    if size is not None and len(data) > size:
         raise InvalidBinaryRepresentation(message)
     if oid in _TEXT_FAMILY or oid in (114,):
         return _utf8(data)

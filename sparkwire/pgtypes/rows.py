@@ -1,15 +1,22 @@
 """DataRow assembly: `encode_data_rows(batch, type_oids, formats, options)` → the bytes of one DataRow message per
 row ('D', int32 length, int16 ncols, per column int32 length or -1 for NULL, value bytes).
 
-Each column is encoded for the whole batch (`text.encode_text` / `binary.encode_binary`); the messages are then
-built without a per-row loop: the fixed parts between values (message header + first length, later lengths) are
-numpy records, and `binary_join_element_wise` interleaves them with the value columns into one buffer. Batches
-whose output would exceed Arrow's 2 GiB binary limit are split in halves.
+Large batches: each column is encoded for the whole batch (`text.encode_text` / `binary.encode_binary`); the
+messages are then built without a per-row loop: the fixed parts between values (message header + first length,
+later lengths) are numpy records, and `binary_join_element_wise` interleaves them with the value columns into one
+buffer. Batches whose output would exceed Arrow's 2 GiB binary limit are split in halves.
+
+Small batches (fewer than `SMALL_BATCH` rows, e.g. the one row of `SELECT 1`) skip that machinery, whose fixed cost
+is ~100 µs: values of the plain types whose wire form is obviously the Python value's (integers, bool, strings of
+the text family, binary float4/float8) are encoded one by one by `_SCALAR` encoders; any other column still goes
+through the column encoders above; rows are framed with `struct`. Both paths produce identical bytes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+import struct
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +27,7 @@ from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.text import encode_text
 
 _LIMIT = 2**31 - 1
+SMALL_BATCH = 16
 
 
 def encode_column(arr: pa.Array, oid: int, fmt: int, options: EncodeOptions) -> pa.Array:
@@ -29,10 +37,94 @@ def encode_column(arr: pa.Array, oid: int, fmt: int, options: EncodeOptions) -> 
 def encode_data_rows(
     batch: pa.RecordBatch, type_oids: Sequence[int], formats: Sequence[int], options: EncodeOptions
 ) -> bytes:
-    if batch.num_rows == 0:
+    n = batch.num_rows
+    if n == 0:
         return b""
+    if n < SMALL_BATCH:
+        return _small(batch, type_oids, formats, options)
     columns = [encode_column(batch.column(i), type_oids[i], formats[i], options) for i in range(batch.num_columns)]
-    return b"".join(_assemble(columns, batch.num_rows))
+    return b"".join(_assemble(columns, n))
+
+
+# ---- small batches ----------------------------------------------------------------------------------------------
+
+Scalar = Callable[[object], bytes]
+_NULL = struct.pack("!i", -1)
+_I32 = struct.Struct("!i")
+_HEAD = struct.Struct("!cih")
+
+
+def _float8(value: object) -> bytes:
+    assert isinstance(value, float)
+    return struct.pack("!d", math.nan if value != value else value)  # one NaN bit pattern, as binary.py
+
+
+def _float4(value: object) -> bytes:
+    assert isinstance(value, float)
+    return struct.pack("!f", math.nan if value != value else value)
+
+
+def _text_int(value: object) -> bytes:
+    return str(value).encode()
+
+
+def _utf8(value: object) -> bytes:
+    assert isinstance(value, str)
+    return value.encode()
+
+
+_BOOL_TEXT: dict[object, bytes] = {True: b"t", False: b"f"}
+_BOOL_BINARY: dict[object, bytes] = {True: b"\x01", False: b"\x00"}
+_TEXT_FAMILY = (18, 19, 25, 705, 1042, 1043)  # char, name, text, unknown, bpchar, varchar: the string as it is
+_INT_OIDS = {21: (16, "!h"), 23: (32, "!i"), 20: (64, "!q")}
+
+# (type oid, format, Arrow type id) → per-value encoder; anything else takes the column path.
+_SCALAR: dict[tuple[int, int, int], Scalar] = {
+    **{(oid, fmt, pa.string().id): _utf8 for oid in _TEXT_FAMILY for fmt in (0, 1)},
+    (16, 0, pa.bool_().id): _BOOL_TEXT.__getitem__,
+    (16, 1, pa.bool_().id): _BOOL_BINARY.__getitem__,
+    (701, 1, pa.float64().id): _float8,
+    (700, 1, pa.float32().id): _float4,
+}
+for _oid, (_bits, _fmt) in _INT_OIDS.items():
+    for _arrow in (pa.int8(), pa.int16(), pa.int32(), pa.int64()):
+        _SCALAR[_oid, 0, _arrow.id] = _text_int
+        if _arrow.bit_width <= _bits:  # a narrower source always fits; a wider one takes the column path
+            _SCALAR[_oid, 1, _arrow.id] = struct.Struct(_fmt).pack
+
+
+def _small_column(arr: pa.Array, oid: int, fmt: int, options: EncodeOptions) -> list[bytes | None]:
+    scalar = _SCALAR.get((oid, fmt, arr.type.id))
+    if scalar is None:
+        return encode_column(arr, oid, fmt, options).to_pylist()  # type: ignore[no-any-return]
+    return [None if value is None else scalar(value) for value in arr.to_pylist()]
+
+
+def _small(
+    batch: pa.RecordBatch, type_oids: Sequence[int], formats: Sequence[int], options: EncodeOptions
+) -> bytes:
+    ncols = batch.num_columns
+    columns = [_small_column(batch.column(i), type_oids[i], formats[i], options) for i in range(ncols)]
+    out = bytearray()
+    pack_len = _I32.pack
+    for r in range(batch.num_rows):
+        parts: list[bytes] = []
+        size = 6
+        for column in columns:
+            value = column[r]
+            if value is None:
+                parts.append(_NULL)
+                size += 4
+            else:
+                parts.append(pack_len(len(value)))
+                parts.append(value)
+                size += 4 + len(value)
+        out += _HEAD.pack(b"D", size, ncols)
+        out += b"".join(parts)
+    return bytes(out)
+
+
+# ---- large batches ----------------------------------------------------------------------------------------------
 
 
 def _assemble(columns: list[pa.Array], n: int) -> list[bytes]:

@@ -108,7 +108,7 @@ class Rows:
 class CopyOut:
     """COPY … TO STDOUT: the server sends CopyOutResponse, one CopyData per row, CopyDone, CommandComplete COPY n.
 
-    `format` is "text" or "csv" (binary later); `delimiter`, `null`, `header`, `quote`, `escape` follow COPY options.
+    `format` is "text", "csv" or "binary"; `delimiter`, `null`, `header`, `quote`, `escape` follow COPY options.
     """
 
     fields: tuple[Field, ...]

@@ -1,8 +1,9 @@
 """COPY … TO STDOUT / FROM STDIN: turning the parsed COPY statement into what the server streams.
 
-Contract: `copy_out_query(stmt)` gives the PostgreSQL-dialect SELECT whose rows COPY TO sends (the query
-itself, or `SELECT cols FROM table`). `CopyInSink` implements api.CopyInSink: CopyData payloads go to pgtypes'
-CopyInParser (typed by the target columns); `finish()` inserts every row in one engine statement — all or
+Contract: `copy_format(stmt)` is the wire format of the COPY ("text", "csv" or "binary"). `copy_out_query(stmt)`
+gives the PostgreSQL-dialect SELECT whose rows COPY TO sends (the query itself, or `SELECT cols FROM table`).
+`CopyInSink` implements api.CopyInSink: CopyData payloads go to pgtypes' CopyInParser, or BinaryCopyInParser for
+FORMAT binary (typed by the target columns); `finish()` inserts every row in one engine statement — all or
 nothing — and returns the count; `abort()` drops what was buffered, so nothing reaches the table. The sink
 runs its engine work inside the session's guard (cancel, error mapping, failed-transaction state) and hands
 the session (`record`) a replay of its insert, for ROLLBACK TO SAVEPOINT.
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import Literal
 
 import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire.engine.base import Column, EngineConnection
+from sparkwire.pgtypes.copy_binary import BinaryCopyInParser
 from sparkwire.pgtypes.copy_in import CopyInParser
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.fields import pg_type
@@ -26,6 +29,11 @@ from sparkwire.planner.utility import CopyFrom, CopyTo
 
 def _table(name: str) -> exp.Table:
     return exp.to_table(name, dialect="postgres")
+
+
+def copy_format(stmt: CopyTo | CopyFrom) -> Literal["text", "csv", "binary"]:
+    fmt = stmt.options.format
+    return "csv" if fmt == "csv" else "binary" if fmt == "binary" else "text"
 
 
 def copy_out_query(stmt: CopyTo) -> str:
@@ -61,19 +69,24 @@ class CopyInSink:
         self._record = record
         types = [pg_type(c.engine_type) for c in columns]
         opts = stmt.options
-        self._parser: CopyInParser | None = CopyInParser(
-            [t[0] for t in types],
-            opts.format,
-            opts.delimiter,
-            opts.null,
-            opts.quote,
-            opts.escape,
-            opts.header,
-            table=stmt.table,
-            columns=[c.name for c in columns],
-            typmods=[t[1] for t in types],
-            options=options,
-        )
+        oids, names, typmods = [t[0] for t in types], [c.name for c in columns], [t[1] for t in types]
+        self._parser: CopyInParser | BinaryCopyInParser | None
+        if opts.format == "binary":
+            self._parser = BinaryCopyInParser(oids, table=stmt.table, columns=names, typmods=typmods)
+        else:
+            self._parser = CopyInParser(
+                oids,
+                opts.format,
+                opts.delimiter,
+                opts.null,
+                opts.quote,
+                opts.escape,
+                opts.header,
+                table=stmt.table,
+                columns=names,
+                typmods=typmods,
+                options=options,
+            )
 
     def write(self, data: bytes) -> None:
         if self._parser is None:

@@ -22,6 +22,8 @@ from sparkwire.planner.api import Field
 
 TEXT_OID = 25
 NUMERIC_OID = 1700
+NUMERIC_ARRAY_OID = 1231
+TEXT_ARRAY_OID = 1009
 INT8_OID = 20
 
 # PostgreSQL's `numeric` without precision: no DuckDB type matches, so such parameters stay uncast and DuckDB
@@ -92,7 +94,8 @@ def _declared(engine: tuple[int, int, int], declared: tuple[int, int] | None) ->
         return engine
     oid, typmod = declared
     numeric_text = oid == NUMERIC_OID and typmod < 0 and engine[0] == TEXT_OID  # exact numeric literals
-    if oid == engine[0] or (oid in _TEXT_LIKE and engine[0] in _TEXT_LIKE) or numeric_text:
+    numeric_array_text = oid == NUMERIC_ARRAY_OID and typmod < 0 and engine[0] == TEXT_ARRAY_OID  # exact elements
+    if oid == engine[0] or (oid in _TEXT_LIKE and engine[0] in _TEXT_LIKE) or numeric_text or numeric_array_text:
         try:
             size = type_by_oid(oid).typlen
         except e.PgError:

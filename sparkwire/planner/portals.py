@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from sparkwire import errors as e
 from sparkwire.pgtypes.interval import Interval
 from sparkwire.pgtypes.options import EncodeOptions
-from sparkwire.pgtypes.params import decode_param
+from sparkwire.pgtypes.params import decode_param, exact_decimal_text
 from sparkwire.planner.api import Field, FormatCode, Result
+from sparkwire.planner.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.planner.plan import Plan
 from sparkwire.planner.streams import RowSource
 
@@ -39,10 +40,13 @@ class Portal:
     done: Result | None = None  # a non-row portal already executed
 
 
-def _engine_value(value: object) -> object:
-    """Decoded parameter values the engine cannot take as they are (DuckDB reads interval text)."""
+def _engine_value(value: object, duck_type: str) -> object:
+    """Decoded parameter values the engine cannot take as they are (DuckDB reads interval text; an unconstrained
+    numeric[] goes as the exact text of each element, since a DuckDB DECIMAL list has one scale for all)."""
     if isinstance(value, Interval):
         return f"{value.months} months {value.days} days {value.micros} microseconds"
+    if isinstance(value, list) and duck_type.replace(" ", "").upper().startswith(UNCONSTRAINED_DECIMAL + "["):
+        return exact_decimal_text(value)
     return value
 
 
@@ -64,7 +68,7 @@ def decode_bind_params(
             values.append(None)
         else:
             value = decode_param(data, plan.param_types[i][0], fmt, options=options, index=i + 1)
-            values.append(_engine_value(value))
+            values.append(_engine_value(value, plan.param_types[i][1]))
     return tuple(values)
 
 

@@ -50,7 +50,7 @@ from sparkwire.planner.api import (
     StatementDescription,
     TransactionStatus,
 )
-from sparkwire.planner.copy import CopyInSink, copy_out_query, target_columns
+from sparkwire.planner.copy import CopyInSink, copy_format, copy_out_query, target_columns
 from sparkwire.planner.fields import fields_for
 from sparkwire.planner.plan import Plan, align_names, plan_statement
 from sparkwire.planner.portals import Portal, Prepared, all_text, decode_bind_params, expand_formats
@@ -225,6 +225,8 @@ class DuckSession:
         timer, self._timer = self._timer, None
         if timer is not None:
             timer.cancel()
+        elif not self._timeout_pending:
+            return  # nothing armed and nothing pending (the common case): no lock needed
         with self._lock:
             self._timeout_pending = False
 
@@ -752,7 +754,7 @@ class DuckSession:
             return CopyOut(
                 fields,
                 source.take(None),
-                format="csv" if csv else "text",
+                format=copy_format(stmt),
                 delimiter=opts.delimiter or ("," if csv else "\t"),
                 null=opts.null if opts.null is not None else ("" if csv else "\\N"),
                 header=opts.header,
@@ -767,4 +769,4 @@ class DuckSession:
         sink = CopyInSink(
             stmt, columns, self._engine, self._running, self.encode_options(), self._stop_timer, self._tx.record
         )
-        return CopyIn(len(columns), sink, format="csv" if csv else "text")
+        return CopyIn(len(columns), sink, format=copy_format(stmt))

@@ -6,8 +6,8 @@ every transform in `TRANSFORMS` is a pure function (node, ctx) → node applied 
 sqlglot's DuckDB generator prints it. Engine settings already give PostgreSQL semantics for integer `/`, NULL
 ordering and division by zero (see engine/duckdb.py), so the transforms here cover what settings cannot:
 session information functions (current_user, version(), current_setting, set_config, pg_sleep, pg_backend_pid,
-…) and typed parameters (`$n` becomes `CAST($n AS <type>)` so DuckDB binds values with the inferred PostgreSQL
-type).
+…), catalog relations, functions and casts (engine/introspection/rewrite.py) and typed parameters (`$n`
+becomes `CAST($n AS <type>)` so DuckDB binds values with the inferred PostgreSQL type).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from sparkwire import errors as e
+from sparkwire.engine.introspection import rewrite as introspection
+from sparkwire.pgtypes import decode_param
 from sparkwire.planner.dialect import PG
 from sparkwire.planner.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.version import version_string
@@ -42,6 +44,8 @@ class SessionContext:
 UDF_CURRENT_SETTING = "sw_current_setting"
 UDF_SET_CONFIG = "sw_set_config"
 UDF_PG_SLEEP = "sw_pg_sleep"
+
+BYTEA_OID = 17
 
 
 def _position(sql: str, line: int, col: int) -> int:
@@ -148,8 +152,15 @@ def _is_unconstrained_decimal(datatype: exp.DataType) -> bool:
     return datatype.is_type(exp.DataType.Type.DECIMAL) and not datatype.expressions
 
 
+def _is_projection(node: exp.Expression) -> bool:
+    parent = node.parent
+    return isinstance(parent, exp.Select) or (isinstance(parent, exp.Alias) and isinstance(parent.parent, exp.Select))
+
+
 def _exact_numeric_parameters(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
-    """`$1::numeric` → `$1`: DuckDB would cast to DECIMAL(18,3); the uncast Decimal keeps its exact digits."""
+    """`$1::numeric` → `$1`: DuckDB would cast to DECIMAL(18,3); the uncast Decimal keeps its exact digits. Same for
+    `$1::numeric[]`, whose value is bound as the exact text of each element (portals); `_typed_parameters` decides
+    where that text list needs a cast."""
     if (
         isinstance(node, exp.Cast)
         and isinstance(node.this, exp.Parameter | exp.Placeholder)
@@ -172,16 +183,33 @@ def _exact_numeric_literals(node: exp.Expression, ctx: SessionContext) -> exp.Ex
         and _is_unconstrained_decimal(node.to)
         and not node.to.is_type(exp.DataType.Type.ARRAY)
         and _NUMERIC_TEXT.fullmatch(node.this.this)
-        and isinstance(node.parent, exp.Select | exp.Alias)
-        and (isinstance(node.parent, exp.Select) or isinstance(node.parent.parent, exp.Select))
+        and _is_projection(node)
     ):
         return exp.Literal.string(node.this.this.strip())
     return node
 
 
+def _bytea_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`'\\x00ff'::bytea` → `unhex('00ff')`: DuckDB reads a BLOB literal with its own escapes (`\\x00` is one byte
+    there), PostgreSQL with bytea input syntax (hex `\\x…` or escape format). Decode at plan time with pgtypes'
+    bytea reader, which raises PostgreSQL's errors for bad input."""
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_string
+        and node.to.is_type(exp.DataType.Type.VARBINARY, exp.DataType.Type.BINARY)
+    ):
+        value = decode_param(node.this.this.encode(), BYTEA_OID, 0)
+        if isinstance(value, bytes):
+            return exp.Unhex(this=exp.Literal.string(value.hex()))
+    return node
+
+
 TRANSFORMS: tuple[Transform, ...] = (
     _unqualify_builtins,
+    _bytea_literals,
     _session_info,
+    *introspection.TRANSFORMS,
     _session_functions,
     _exact_numeric_parameters,
     _exact_numeric_literals,
@@ -204,8 +232,12 @@ def _typed_parameters(tree: exp.Expression, duck_types: Sequence[str], nulls: bo
                     elif duck_type.upper() == UNCONSTRAINED_DECIMAL:
                         duck_type = "DECIMAL(38,10)"
                     return exp.Cast(this=exp.Null(), to=exp.DataType.build(duck_type, dialect="duckdb"))
-                if duck_type.replace(" ", "").upper() in (UNCONSTRAINED_DECIMAL, UNCONSTRAINED_DECIMAL + "[]"):
+                spelled = duck_type.replace(" ", "").upper()
+                decimal_list = spelled == UNCONSTRAINED_DECIMAL + "[]"  # bound as exact element text
+                if spelled == UNCONSTRAINED_DECIMAL or (decimal_list and _is_projection(node)):
                     return exp.Parameter(this=exp.Literal.number(index))
+                if decimal_list:  # used as numbers
+                    duck_type = "DECIMAL(38,10)[]"
                 plain = exp.Parameter(this=exp.Literal.number(index))
                 return exp.Cast(this=plain, to=exp.DataType.build(duck_type, dialect="duckdb"))
         return node

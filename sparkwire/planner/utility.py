@@ -532,8 +532,6 @@ def _build_copy_options(opts: dict[str, str | bool]) -> CopyOptions:
     fmt = str(opts.pop("format", "text")).lower()
     if fmt not in ("text", "csv", "binary"):
         raise e.InvalidParameterValue(f'COPY format "{fmt}" not recognized')
-    if fmt == "binary":
-        raise e.FeatureNotSupported("COPY BINARY is not supported")
     header = opts.pop("header", False)
     header_on = header is True or str(header).lower() in ("on", "true", "1")
     result = CopyOptions(format=fmt, header=header_on)
@@ -542,10 +540,16 @@ def _build_copy_options(opts: dict[str, str | bool]) -> CopyOptions:
         if key not in ("delimiter", "null", "quote", "escape"):
             raise e.SyntaxError(f'option "{key}" not recognized')
         fields[key] = str(value)
-    if fmt != "csv" and ("quote" in fields or "escape" in fields):
-        raise e.FeatureNotSupported("COPY quote and escape are available only in CSV mode")
+    for key in ("delimiter", "null"):
+        if fmt == "binary" and key in fields:
+            raise e.SyntaxError(f"cannot specify {key.upper()} in BINARY mode")
     if "delimiter" in fields and len(fields["delimiter"]) != 1:
         raise e.FeatureNotSupported("COPY delimiter must be a single one-byte character")
+    if fmt == "binary" and header_on:
+        raise e.FeatureNotSupported("cannot specify HEADER in BINARY mode")
+    for key in ("quote", "escape"):
+        if fmt != "csv" and key in fields:
+            raise e.FeatureNotSupported(f"COPY {key} available only in CSV mode")
     return CopyOptions(
         format=result.format,
         header=result.header,

@@ -16,6 +16,8 @@ Contract:
 - Execute with max_rows > 0: the session's stream yields at most max_rows rows; having sent exactly max_rows
   rows the server answers PortalSuspended (PostgreSQL's rule), otherwise CommandComplete.
 - Describe of a portal reports the result formats the client asked for in that portal's Bind.
+- The DataRow bytes of the last small batch are reused when the very same (immutable) batch object comes back with
+  the same types, formats and encode options (`_encode`): repeated constant results cost no encoding.
 """
 
 from __future__ import annotations
@@ -26,15 +28,17 @@ from collections import deque
 from collections.abc import Generator, Iterator
 from typing import Protocol
 
+import pyarrow as pa
+
 from sparkwire.errors import (
     AdminShutdown,
-    FeatureNotSupported,
     InternalError,
     PgError,
     ProtocolViolation,
     QueryCanceled,
 )
-from sparkwire.pgtypes import EncodeOptions, copy_header, encode_copy_rows, encode_data_rows
+from sparkwire.pgtypes import EncodeOptions, copy_header, copy_trailer, encode_copy_rows, encode_data_rows
+from sparkwire.pgtypes.rows import SMALL_BATCH
 from sparkwire.planner.api import (
     CommandComplete,
     CopyIn,
@@ -68,7 +72,7 @@ log = logging.getLogger(__name__)
 ADMIN_SHUTDOWN = AdminShutdown("terminating connection due to administrator command", severity="FATAL")
 
 FLUSH_THRESHOLD = 256 * 1024
-_QUERY, _SYNC, _TERMINATE = ord("Q"), ord("S"), ord("X")
+_QUERY, _EXECUTE, _SYNC, _TERMINATE = ord("Q"), ord("E"), ord("S"), ord("X")
 _COPY_DATA, _COPY_DONE, _COPY_FAIL, _FLUSH = ord("d"), ord("c"), ord("f"), ord("H")
 
 
@@ -103,6 +107,7 @@ class QueryProtocol:
         self._statuses = statuses
         self._skipping = False
         self._portal_formats: dict[str, list[int]] = {}
+        self._memo: tuple[pa.RecordBatch, list[int], tuple[int, ...], EncodeOptions, bytes] | None = None
 
     # ---- driver side --------------------------------------------------------------------------------------
 
@@ -112,15 +117,22 @@ class QueryProtocol:
         return data
 
     def run(self) -> Steps:
+        inbox = self.inbox
         while not self.closed:
-            type_byte, body = yield from self._next_frame()
+            while not inbox:
+                yield Wait.INPUT
+            type_byte, body = inbox.popleft()
             if self.shutting_down:
                 self._report(ADMIN_SHUTDOWN)
                 return
             if self._skipping and type_byte != _SYNC and type_byte != _TERMINATE:
                 continue
             try:
-                yield from self._dispatch(decode(type_byte, body))
+                msg = decode(type_byte, body)
+                if type_byte in (_EXECUTE, _QUERY):
+                    yield from self._streaming(msg)
+                else:
+                    self._handle(msg)
             except _Terminated:
                 self._terminate()
             except Exception as exc:
@@ -136,22 +148,24 @@ class QueryProtocol:
             yield Wait.INPUT
         return self.inbox.popleft()
 
-    def _dispatch(self, msg: Message) -> Steps:
-        session = self.session
+    def _streaming(self, msg: Message) -> Steps:
+        """Query and Execute: the messages whose results may stream (and so wait for flushes) or run COPY."""
         match msg:
             case Query(sql=sql):
                 yield from self._simple_query(sql)
-            case Parse(name=name, sql=sql, param_oids=oids):
-                session.parse(name, sql, oids)
-                self.out += be.PARSE_COMPLETE
+            case Execute(portal=portal, max_rows=max_rows):
+                yield from self._send_result(self.session.execute(portal, max_rows), max_rows, describe=False)
+
+    def _handle(self, msg: Message) -> None:
+        """Every other message: answered at once."""
+        session = self.session
+        match msg:
+            case Sync():
+                self._sync()
             case Bind():
                 session.bind(msg.portal, msg.statement, msg.param_formats, msg.params, msg.result_formats)
                 self._portal_formats[msg.portal] = msg.result_formats
                 self.out += be.BIND_COMPLETE
-            case Describe(kind="S", name=name):
-                desc = session.describe_statement(name)
-                self.out += be.parameter_description(desc.param_oids)
-                self.out += be.NO_DATA if desc.fields is None else be.row_description(desc.fields)
             case Describe(kind="P", name=name):
                 fields = session.describe_portal(name)
                 if fields is None:
@@ -159,8 +173,13 @@ class QueryProtocol:
                 else:
                     formats = _expand_formats(self._portal_formats.get(name, []), len(fields))
                     self.out += be.row_description(fields, formats)
-            case Execute(portal=portal, max_rows=max_rows):
-                yield from self._send_result(session.execute(portal, max_rows), max_rows, describe=False)
+            case Parse(name=name, sql=sql, param_oids=oids):
+                session.parse(name, sql, oids)
+                self.out += be.PARSE_COMPLETE
+            case Describe(kind="S", name=name):
+                desc = session.describe_statement(name)
+                self.out += be.parameter_description(desc.param_oids)
+                self.out += be.NO_DATA if desc.fields is None else be.row_description(desc.fields)
             case Close(kind="S", name=name):
                 session.close_statement(name)
                 self.out += be.CLOSE_COMPLETE
@@ -168,8 +187,6 @@ class QueryProtocol:
                 session.close_portal(name)
                 self._portal_formats.pop(name, None)
                 self.out += be.CLOSE_COMPLETE
-            case Sync():
-                self._sync()
             case Flush() | CopyData() | CopyDone() | CopyFail():
                 pass  # output is written after every batch anyway; stray COPY messages are ignored (as in PG)
             case Terminate():
@@ -241,7 +258,7 @@ class QueryProtocol:
                 count += batch.num_rows
                 if 0 < max_rows < count:
                     raise InternalError(f"row stream yielded more than the {max_rows} rows asked for")
-                out += encode_data_rows(batch, oids, formats, options)
+                out += self._encode(batch, oids, formats, options)
                 if len(out) >= FLUSH_THRESHOLD:
                     yield Wait.FLUSH
                 if count == max_rows:
@@ -256,17 +273,30 @@ class QueryProtocol:
         else:
             out += be.command_complete(rows.tag or f"{rows.tag_prefix} {count}")
 
+    def _encode(
+        self, batch: pa.RecordBatch, oids: list[int], formats: tuple[int, ...], options: EncodeOptions
+    ) -> bytes:
+        """DataRows of `batch`. The bytes of the last small batch are reused when the same batch object (immutable,
+        and kept alive by the memo, so identity means same rows) comes back with the same types, formats and
+        options object: a constant result the session answers from memory, such as a pool's `SELECT 1` health
+        check, whose encoding would otherwise cost as much as the rest of the round trip. One batch per connection
+        is kept."""
+        memo = self._memo
+        if memo is not None and memo[0] is batch and memo[1] == oids and memo[2] == formats and memo[3] is options:
+            return memo[4]
+        data = encode_data_rows(batch, oids, formats, options)
+        if batch.num_rows < SMALL_BATCH:
+            self._memo = (batch, oids, formats, options, data)
+        return data
+
     def _copy_out(self, copy: CopyOut) -> Steps:
-        if copy.format == "binary":
-            copy.stream.close()
-            raise FeatureNotSupported("COPY TO STDOUT with FORMAT binary is not supported")
         out = self.out
         oids = [f.type_oid for f in copy.fields]
         count = 0
         try:
             options = self.session.encode_options()
-            out += be.copy_out_response(False, len(copy.fields))
-            if copy.header:
+            out += be.copy_out_response(copy.format == "binary", len(copy.fields))
+            if copy.header or copy.format == "binary":
                 out += copy_header(
                     [f.name for f in copy.fields],
                     copy.format,
@@ -287,6 +317,7 @@ class QueryProtocol:
             self.session.fail()
             raise
         self._drain_notices()
+        out += copy_trailer(copy.format)
         out += be.COPY_DONE
         out += be.command_complete(f"COPY {count}")
 
