@@ -1,0 +1,49 @@
+"""Optimizer notices: detection passes that flag costly query and index shapes, and their stored rendering.
+
+To add a notice type (as Materialize's notice/mod.rs):
+1. Create `sparkwire/notices/<kind>.py` with a module docstring saying why the pattern is bad.
+2. In it, define a frozen dataclass holding catalog ids and sqlglot expressions (never names) that implements
+   `base.RawNotice`: `notice_type`, `kind` (= the module name), `action_type`, `message` / `hint` / `action`
+   (each taking `Names` and `redacted`; print expressions with `sqltext.show` so literals redact) and
+   `dependencies`.
+3. In it, write the detection pass `detect(source: IndexInput | QueryInput) -> list[<the class>]`, pure.
+4. Register both in `registry.py`: the class in `NOTICE_TYPES` and `(class, detect)` in `INDEX_PASSES` or
+   `QUERY_PASSES`, where the order is the order passes run.
+5. Write `docs/notices/<kind>.md` (what it means, a minimal example, the corrective action), link it from
+   `docs/notices/index.md`, and add `tests/test_notices_<kind>.py` with positive and negative cases.
+
+How the planner uses the package:
+- CREATE INDEX (after the transact that created it): `detect_index(IndexInput(state, index_id))`;
+  CREATE MATERIALIZED VIEW / VIEW: `detect_query(QueryInput(tree, state, database, search_path,
+  is_definition=True))`; SELECT and EXPLAIN: the same with `is_definition=False`.
+- `render_all(raws, state, object_id=…, object_sql=create_sql, now=…, previous=…)` gives the stored
+  `OptimizerNotice`s (mz_optimizer_notices rows); drop them when `is_valid` turns false.
+- ALTER NOTICE: `catalog.transact([status_op(fingerprint, parse_status(text), role_id)])` (RESET STATUS is
+  `NoticeStatus.NEW`); the next render of the notice carries the status.
+"""
+
+from sparkwire.notices.base import ActionType, Names, RawNotice, docs_path
+from sparkwire.notices.query import IndexInput, QueryInput
+from sparkwire.notices.registry import KINDS, NOTICE_TYPES, detect_index, detect_query
+from sparkwire.notices.render import OptimizerNotice, is_valid, render, render_all
+from sparkwire.notices.status import NoticeStatus, parse_status, status_op
+
+__all__ = [
+    "KINDS",
+    "NOTICE_TYPES",
+    "ActionType",
+    "IndexInput",
+    "Names",
+    "NoticeStatus",
+    "OptimizerNotice",
+    "QueryInput",
+    "RawNotice",
+    "detect_index",
+    "detect_query",
+    "docs_path",
+    "is_valid",
+    "parse_status",
+    "render",
+    "render_all",
+    "status_op",
+]

@@ -24,7 +24,14 @@ from sparkwire.planner.streams import RowSource
 
 @dataclass(slots=True)
 class Prepared:
+    """A Parse or SQL PREPARE. `plan` was made at schema `generation` from `sql`; the session re-plans it (keeping
+    the parameter types, as PostgreSQL does) when the generation moved. `described`/`fields` cache its Describe."""
+
     plan: Plan
+    sql: str
+    generation: int
+    described: bool = False
+    fields: tuple[Field, ...] | None = None
 
 
 @dataclass(slots=True)
@@ -38,6 +45,7 @@ class Portal:
     tag: str | None = None  # the complete tag of a DML … RETURNING portal
     hold: bool = False  # a WITH HOLD cursor survives the end of its transaction
     done: Result | None = None  # a non-row portal already executed
+    statement: Prepared | None = None  # what it was bound from: Describe results are cached there
 
 
 def _engine_value(value: object, duck_type: str) -> object:

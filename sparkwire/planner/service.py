@@ -17,6 +17,7 @@ from sparkwire.catalog.builtins_pg import SettingDefinition
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.introspection import store as introspection_store
 from sparkwire.planner.api import NoticeSink, ParameterStatusSink, StartupInfo
+from sparkwire.planner.schema_generation import SchemaGeneration
 from sparkwire.planner.session import Constants, DuckSession
 from sparkwire.planner.udfs import SessionFunctions
 from sparkwire.planner.variables import VARIABLES
@@ -32,13 +33,16 @@ class PlannerService:
         self._functions.install(self._engine)
         introspection_store.install(self._engine, _SETTINGS)
         self._constants: Constants = {}
+        self._schema = SchemaGeneration()
 
     def new_session(
         self, startup: StartupInfo, notices: NoticeSink, parameter_status: ParameterStatusSink
     ) -> DuckSession:
         if startup.database != DATABASE:
             raise e.InvalidCatalogName(f'database "{startup.database}" does not exist', severity="FATAL")
-        return DuckSession(self._engine.connect(), self._functions, self._constants, startup, notices, parameter_status)
+        return DuckSession(
+            self._engine.connect(), self._functions, self._constants, self._schema, startup, notices, parameter_status
+        )
 
     def close(self) -> None:
         self._engine.close()

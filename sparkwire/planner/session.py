@@ -54,6 +54,7 @@ from sparkwire.planner.copy import CopyInSink, copy_format, copy_out_query, targ
 from sparkwire.planner.fields import fields_for
 from sparkwire.planner.plan import Plan, align_names, plan_statement
 from sparkwire.planner.portals import Portal, Prepared, all_text, decode_bind_params, expand_formats
+from sparkwire.planner.schema_generation import SchemaGeneration
 from sparkwire.planner.set_show import apply_setting, show, show_fields
 from sparkwire.planner.split import split_statements
 from sparkwire.planner.streams import RowSource
@@ -85,6 +86,7 @@ class DuckSession:
         engine: EngineConnection,
         functions: SessionFunctions,
         constants: Constants,
+        schema: SchemaGeneration,
         startup: StartupInfo,
         notices: NoticeSink,
         parameter_status: ParameterStatusSink,
@@ -104,8 +106,10 @@ class DuckSession:
         self._notices = notices
         self._sid = functions.register(self)
         self._ctx = SessionContext(self._sid, startup.user, startup.backend_pid)
-        self._tx = Transactions(engine)
+        self._schema = schema
+        self._tx = Transactions(engine, schema)
         self._plan_cache: OrderedDict[tuple[str, tuple[int, ...]], tuple[Plan, ...]] = OrderedDict()
+        self._plan_generation = schema.value  # the schema generation the plan cache was built at
         self._statements: dict[str, Prepared] = {}
         self._portals: dict[str, Portal] = {}
         self._streaming: RowSource | None = None
@@ -252,6 +256,10 @@ class DuckSession:
 
     def _plans(self, sql: str, declared: tuple[int, ...] = ()) -> tuple[Plan, ...]:
         key = (sql, declared)
+        generation = self._schema.value
+        if generation != self._plan_generation:
+            self._plan_cache.clear()  # some session changed the schema: inferred types and fields may be stale
+            self._plan_generation = generation
         cached = self._plan_cache.get(key)
         if cached is not None:
             self._plan_cache.move_to_end(key)
@@ -323,8 +331,8 @@ class DuckSession:
                 raise e.DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
             if self._tx.failed:
                 self._check_not_failed(self._plan_one(sql, ()))
-            plan = self._plan_one(sql, tuple(param_oids))
-            self._statements[name] = Prepared(plan)
+            generation = self._schema.value
+            self._statements[name] = Prepared(self._plan_one(sql, tuple(param_oids)), sql, generation)
         except e.PgError:
             self._tx.fail()
             raise
@@ -339,16 +347,42 @@ class DuckSession:
     ) -> None:
         try:
             prepared = self._statement(statement)
-            plan = prepared.plan
+            plan = self._current_plan(prepared)
             self._check_not_failed(plan)
             if portal and portal in self._portals:
                 raise e.DuplicateCursor(f'cursor "{portal}" already exists')
             values = decode_bind_params(statement, plan, param_formats, params, self.encode_options())
             self._close_portal_entry(portal)
-            self._portals[portal] = Portal(plan, values, tuple(result_formats))
+            fields = prepared.fields if prepared.described else None
+            self._portals[portal] = Portal(plan, values, tuple(result_formats), fields=fields, statement=prepared)
         except e.PgError:
             self._tx.fail()
             raise
+
+    def _current_plan(self, prepared: Prepared) -> Plan:
+        """The statement's plan, re-made when the schema changed since it was planned, as PostgreSQL re-plans: the
+        parameter types stay those the client was told at Parse, and once the client has seen the result fields a
+        re-plan that changes them fails (0A000) — every time, since the statement keeps its old plan."""
+        generation = self._schema.value
+        if prepared.generation == generation:
+            return prepared.plan
+        declared = tuple(oid for oid, _ in prepared.plan.param_types)
+        plan = self._plan_one(prepared.sql, declared)
+        fields = self._describe(plan)
+        if prepared.described and fields != prepared.fields:
+            raise e.FeatureNotSupported("cached plan must not change result type")
+        prepared.plan, prepared.generation = plan, generation
+        prepared.fields, prepared.described = fields, plan.kind in ("query", "dml")
+        return plan
+
+    def _describe_prepared(self, prepared: Prepared) -> tuple[Field, ...] | None:
+        """Describe a statement once per plan: queries and DML only, whose description depends on nothing else."""
+        if prepared.described:
+            return prepared.fields
+        fields = self._describe(prepared.plan)
+        if prepared.plan.kind in ("query", "dml"):
+            prepared.fields, prepared.described = fields, True
+        return fields
 
     def _statement(self, name: str) -> Prepared:
         found = self._statements.get(name)
@@ -368,8 +402,9 @@ class DuckSession:
 
     def describe_statement(self, name: str) -> StatementDescription:
         try:
-            plan = self._statement(name).plan
-            return StatementDescription(tuple(oid for oid, _ in plan.param_types), self._describe(plan))
+            prepared = self._statement(name)
+            plan = self._current_plan(prepared)
+            return StatementDescription(tuple(oid for oid, _ in plan.param_types), self._describe_prepared(prepared))
         except e.PgError:
             self._tx.fail()
             raise
@@ -378,7 +413,11 @@ class DuckSession:
         try:
             portal = self._portal(name)
             if portal.fields is None:
-                portal.fields = self._describe(portal.plan)
+                statement = portal.statement
+                if statement is not None and statement.plan is portal.plan:
+                    portal.fields = self._describe_prepared(statement)
+                else:
+                    portal.fields = self._describe(portal.plan)
             return portal.fields
         except e.PgError:
             self._tx.fail()
@@ -538,7 +577,7 @@ class DuckSession:
             if plan.counts_rows:
                 count = self._created_rows(plan)
         if plan.kind == "ddl":
-            self._plan_cache.clear()  # parameter types inferred from the old catalog may be stale
+            self._tx.ddl_executed()  # every session's cached plans may be stale now
             return CommandComplete(f"SELECT {count}" if plan.counts_rows else plan.tag)
         return CommandComplete(f"INSERT 0 {count}" if plan.tag == "INSERT" else f"{plan.tag} {count}")
 
@@ -673,10 +712,11 @@ class DuckSession:
                 if name in self._statements:
                     raise e.DuplicatePreparedStatement(f'prepared statement "{name}" already exists')
                 oids = tuple(parse_type_name(t)[0].oid for t in types)
-                self._statements[name] = Prepared(self._plan_one(query, oids))
+                generation = self._schema.value
+                self._statements[name] = Prepared(self._plan_one(query, oids), query, generation)
                 return CommandComplete("PREPARE")
             case u.ExecutePrepared(name=name, args=args):
-                plan = self._statement(name).plan
+                plan = self._current_plan(self._statement(name))
                 if len(args) != len(plan.param_types):
                     raise e.SyntaxError(
                         f'wrong number of parameters for prepared statement "{name}"',

@@ -13,6 +13,9 @@ again, as in PostgreSQL. The replay runs on a newer snapshot, so a write whose o
 sessions committed meanwhile (or on now()/random()) may differ from the original; if a replayed write fails,
 ROLLBACK TO fails and the transaction stays failed. RELEASE pops the savepoint and those after it.
 
+Schema changes: `ddl_executed()` bumps the process-wide `SchemaGeneration` at once and again when the block ends
+or rolls back to a savepoint (see schema_generation.py).
+
 `end(committed)` closes the engine transaction and returns True when a transaction block ended (the session
 then ends SET LOCAL values and non-holdable cursors).
 """
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from sparkwire import errors as e
 from sparkwire.engine.base import EngineConnection
 from sparkwire.planner.api import TransactionStatus
+from sparkwire.planner.schema_generation import SchemaGeneration
 
 Replay = Callable[[], object]
 
@@ -36,8 +40,10 @@ class _Savepoint:
 
 
 class Transactions:
-    def __init__(self, engine: EngineConnection) -> None:
+    def __init__(self, engine: EngineConnection, schema: SchemaGeneration) -> None:
         self._engine = engine
+        self._schema = schema
+        self._ran_ddl = False  # this block executed DDL: its end changes what other sessions see
         self.mode = "idle"  # "idle" | "implicit" | "explicit"
         self.failed = False
         self._engine_open = False
@@ -89,12 +95,23 @@ class Transactions:
         self.failed = False
         self._savepoints.clear()
         self._writes.clear()
-        if engine_open:
-            if committed:
-                self._engine.commit()
-            else:
-                self._engine.rollback()
+        try:
+            if engine_open:
+                if committed:
+                    self._engine.commit()
+                else:
+                    self._engine.rollback()
+        finally:
+            if self._ran_ddl:
+                self._ran_ddl = False
+                self._schema.bump()
         return was_open
+
+    def ddl_executed(self) -> None:
+        """A DDL statement ran: cached plans everywhere may be stale now, and again when this block ends."""
+        self._schema.bump()
+        if self.mode != "idle":
+            self._ran_ddl = True
 
     def fail(self) -> None:
         """An error happened: an explicit block goes to 'E'; an implicit block rolls back at once."""
@@ -127,6 +144,8 @@ class Transactions:
         index = self._find(name)
         savepoint = self._savepoints[index]
         self.failed = True  # until the replay has succeeded
+        if self._ran_ddl:
+            self._schema.bump()  # DDL after the savepoint is undone (and earlier DDL replayed)
         self._engine.rollback()
         self._engine.begin()
         self._engine_open = True

@@ -1,12 +1,14 @@
 """PostgreSQL's catalog functions over the builtin relations, as engine UDFs named `sw_<function>`.
 
-Contract: `install(engine)` registers every function in `UDFS`; `rewrite` turns calls of the PostgreSQL name into
-calls of the UDF. Each follows PostgreSQL 15 for the objects the store knows (types of the pgtypes registry,
-relations of `catalog.builtins_pg`, roles): `to_regtype`/`to_regclass` return the OID or NULL,
+Contract: `install(engine, state)` registers every function in `UDFS` and `STATE_UDFS`; `rewrite` turns calls of
+the PostgreSQL name into calls of the UDF. Each follows PostgreSQL 15 for the objects the store knows (types of the
+pgtypes registry, builtin relations of `relations`, roles): `to_regtype`/`to_regclass` return the OID or NULL
+(an unqualified relation name resolves in the implicitly searched mz_catalog and pg_catalog only),
 `regtype_out`/`regclass_out` the text `::regtype::text` / `::regclass::text` print (the OID itself when unknown,
 `-` for 0),
 `format_type(oid, typmod)` distinguishes a NULL typmod (`character`) from -1 (`bpchar`) as PostgreSQL does,
-`pg_get_userbyid` answers `unknown (OID=n)` for unknown roles, `pg_encoding_to_char` knows UTF8 only (the only
+`pg_get_userbyid` names the roles of the catalog's committed state (the store's listener passes it, see
+`STATE_UDFS`) and answers `unknown (OID=n)` for unknown roles, `pg_encoding_to_char` knows UTF8 only (the only
 encoding sparkwire speaks) and returns '' otherwise, `pg_type_is_visible` is true for known types (all live in
 pg_catalog, which is always searched) and NULL otherwise. `lookup_type` and `lookup_relation` raise PostgreSQL's
 errors (42704, 42P01) for the `'name'::regtype` literals the rewrite resolves while planning.
@@ -18,12 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sparkwire import errors as e
-from sparkwire.catalog.builtins_pg import BUILTIN_RELATIONS, UTF8_ENCODING, role_name
+from sparkwire.catalog import CatalogState
+from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
+from sparkwire.catalog.builtins_pg import UTF8_ENCODING
 from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.engine.introspection.relations import RELATIONS
 from sparkwire.pgtypes.registry import format_type, parse_type_name, type_by_oid
 
 _BPCHAR = 1042
-_SEARCHED_SCHEMAS = ("pg_catalog", "mz_catalog", "mz_internal", "information_schema")
 
 
 def _unqualified(name: str) -> str:
@@ -87,8 +91,8 @@ def to_regclass(name: str | None) -> int | None:
     if name is None:
         return None
     schema, relname = _relation_key(name)
-    for rel in BUILTIN_RELATIONS:
-        if rel.name == relname and (schema == rel.schema or (schema is None and rel.schema in _SEARCHED_SCHEMAS)):
+    for rel in RELATIONS:
+        if rel.name == relname and (schema == rel.schema or (schema is None and rel.schema in IMPLICIT_SEARCH_SCHEMAS)):
             return rel.oid
     return None
 
@@ -105,13 +109,13 @@ def regclass_out(oid: int | None) -> str | None:
         return None
     if oid == 0:
         return "-"
-    return next((rel.name for rel in BUILTIN_RELATIONS if rel.oid == oid), str(oid))
+    return next((rel.name for rel in RELATIONS if rel.oid == oid), str(oid))
 
 
-def pg_get_userbyid(oid: int | None) -> str | None:
+def pg_get_userbyid(state: CatalogState, oid: int | None) -> str | None:
     if oid is None:
         return None
-    return role_name(oid) or f"unknown (OID={oid})"
+    return next((r.name for r in state.roles.values() if r.oid == oid), f"unknown (OID={oid})")
 
 
 def pg_encoding_to_char(encoding: int | None) -> str | None:
@@ -137,9 +141,14 @@ UDFS: dict[str, Udf] = {
     "regtype_out": Udf(regtype_out, ["BIGINT"], "VARCHAR"),
     "regclass_out": Udf(regclass_out, ["BIGINT"], "VARCHAR"),
     "format_type": Udf(sql_format_type, ["BIGINT", "INTEGER"], "VARCHAR"),
-    "pg_get_userbyid": Udf(pg_get_userbyid, ["BIGINT"], "VARCHAR"),
     "pg_encoding_to_char": Udf(pg_encoding_to_char, ["INTEGER"], "VARCHAR"),
     "pg_type_is_visible": Udf(pg_type_is_visible, ["BIGINT"], "BOOLEAN"),
+}
+
+
+# Functions of the catalog state: `fn(state, *args)`.
+STATE_UDFS: dict[str, Udf] = {
+    "pg_get_userbyid": Udf(pg_get_userbyid, ["BIGINT"], "VARCHAR"),
 }
 
 
@@ -147,6 +156,13 @@ def udf_name(function: str) -> str:
     return "sw_" + function
 
 
-def install(engine: DuckDBEngine) -> None:
+def _bound(fn: Callable[..., object], state: Callable[[], CatalogState]) -> Callable[..., object]:
+    return lambda *args: fn(state(), *args)
+
+
+def install(engine: DuckDBEngine, state: Callable[[], CatalogState]) -> None:
+    """Register the UDFs; `state` returns the catalog state the state functions describe."""
     for name, udf in UDFS.items():
         engine.register_function(udf_name(name), udf.fn, udf.params, udf.returns, null_handling=True)
+    for name, udf in STATE_UDFS.items():
+        engine.register_function(udf_name(name), _bound(udf.fn, state), udf.params, udf.returns, null_handling=True)

@@ -3,7 +3,7 @@
 Contract: every function here is a pure node transform `(node, ctx) → node` for `translate_duckdb.TRANSFORMS` (`ctx`
 needs only `schema`, the session's current schema):
 - `builtin_tables`: a table named `pg_catalog.X`, or an unqualified `X` that is not a CTE in scope, where X is a
-  builtin relation → the store's table (see store.py for the naming), aliased X when it was qualified, so that
+  builtin relation → the store's table (see tables.py for the naming), aliased X when it was qualified, so that
   columns written `pg_catalog.X.col` (SQLAlchemy does) become `X.col`; pg_settings becomes a subquery whose
   `setting` is `current_setting(name, true)` (so this pass runs before the session-function pass); a builtin
   relation, a builtin schema or the store itself as the target of INSERT/UPDATE/DELETE/CREATE/DROP/ALTER/TRUNCATE →
@@ -26,9 +26,10 @@ from sqlglot import exp
 
 from sparkwire import errors as e
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
-from sparkwire.catalog.builtins_pg import BUILTIN_RELATIONS, PG_SETTINGS
+from sparkwire.catalog.builtins_pg import PG_SETTINGS
 from sparkwire.engine.introspection import functions as f
-from sparkwire.engine.introspection.store import STORE_CATALOG, engine_name
+from sparkwire.engine.introspection.relations import RELATIONS
+from sparkwire.engine.introspection.tables import STORE_CATALOG, engine_name
 
 
 class Context(Protocol):
@@ -37,8 +38,8 @@ class Context(Protocol):
 
 
 _BUILTIN_SCHEMAS = frozenset({"pg_catalog", "information_schema", "mz_catalog", "mz_internal"})
-_IMPLICIT = {rel.name: rel for rel in BUILTIN_RELATIONS if rel.schema in IMPLICIT_SEARCH_SCHEMAS}
-_QUALIFIED = {(rel.schema, rel.name): rel for rel in BUILTIN_RELATIONS}
+_IMPLICIT = {rel.name: rel for rel in RELATIONS if rel.schema in IMPLICIT_SEARCH_SCHEMAS}
+_QUALIFIED = {(rel.schema, rel.name): rel for rel in RELATIONS}
 _PG_SETTINGS_COLUMNS = _QUALIFIED["pg_catalog", PG_SETTINGS].columns
 _WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alter, exp.TruncateTable)
 
@@ -132,7 +133,7 @@ def _check_catalog_write(node: exp.Expression) -> None:
         _check_writable(node, node.catalog.lower() == STORE_CATALOG)
 
 
-_UDF_FUNCTIONS = frozenset(f.UDFS) - {"regtype_out", "regclass_out"}
+_UDF_FUNCTIONS = (frozenset(f.UDFS) | frozenset(f.STATE_UDFS)) - {"regtype_out", "regclass_out"}
 
 
 def _current_schemas_flag(node: exp.Expression) -> exp.Expression | None:

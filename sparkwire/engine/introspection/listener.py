@@ -1,0 +1,101 @@
+"""`StoreListener`: keeps the store's catalog-defined relations equal to their rows for the catalog's state.
+
+Contract: `StoreListener(con, state)` takes a connection of its own to the engine's database (the store must exist,
+see `store.install`) and fills every relation of `relations.STATE_RELATIONS` from `state` (the full rebuild; it
+replaces whatever the tables held). Registered with `Catalog.add_listener`, it follows the catalog's two phases:
+`prepare` renders the new state's rows, diffs them against the rows it holds for the committed state, and applies
+the differences (one DELETE of the removed rows, one INSERT of the added ones per changed relation) inside a
+DuckDB transaction it leaves open; `commit` commits it and adopts the new state; `abort` rolls it back (also when
+its own `prepare` failed half way), so the store never shows a state the catalog did not commit. Readers on other
+connections see the old rows until `commit` (DuckDB's snapshot isolation). `state` is the committed state. Only
+the catalog's writer calls prepare/commit/abort (under the catalog lock), so the listener needs no lock of its own.
+"""
+
+from __future__ import annotations
+
+from sparkwire.catalog import CatalogChange, CatalogState
+from sparkwire.catalog.builtins_relation import BuiltinRelation, Row
+from sparkwire.engine.duckdb import DuckDBConnection
+from sparkwire.engine.introspection.relations import STATE_RELATIONS
+from sparkwire.engine.introspection.tables import arrow_rows, column_sqls, quoted, table_sql
+
+RelationRows = dict[str, frozenset[Row]]  # table_sql → rows
+
+
+def _render(state: CatalogState) -> RelationRows:
+    return {table_sql(rel): frozenset(rel.rows(state)) for rel in STATE_RELATIONS}
+
+
+def _staging(rel: BuiltinRelation) -> str:
+    return quoted(f"sw_removed_{rel.schema}_{rel.name}")
+
+
+class StoreListener:
+    def __init__(self, con: DuckDBConnection, state: CatalogState) -> None:
+        self._con = con
+        self._state = state
+        self._rows = _render(state)
+        self._pending: tuple[CatalogState, RelationRows] | None = None
+        self._open = False
+        for rel in STATE_RELATIONS:
+            con.command(f"CREATE OR REPLACE TEMP TABLE {_staging(rel)} AS SELECT * FROM {table_sql(rel)} LIMIT 0")
+        self._rebuild()
+
+    @property
+    def state(self) -> CatalogState:
+        return self._state
+
+    def _rebuild(self) -> None:
+        self._con.begin()
+        try:
+            for rel in STATE_RELATIONS:
+                table = table_sql(rel)
+                self._con.command(f"DELETE FROM {table}")
+                self._insert(rel, table, self._rows[table])
+            self._con.commit()
+        except BaseException:
+            self._con.rollback()
+            raise
+
+    def _insert(self, rel: BuiltinRelation, table: str, rows: frozenset[Row]) -> None:
+        if rows:
+            self._con.insert_arrow(table, column_sqls(rel), arrow_rows(rel, rows))
+
+    def _delete(self, rel: BuiltinRelation, table: str, rows: frozenset[Row]) -> None:
+        if not rows:
+            return
+        staging = _staging(rel)
+        self._con.command(f"DELETE FROM {staging}")
+        self._con.insert_arrow(staging, column_sqls(rel), arrow_rows(rel, rows))
+        alias = quoted(rel.name)
+        match = " AND ".join(f"{alias}.{c} IS NOT DISTINCT FROM {staging}.{c}" for c in column_sqls(rel))
+        self._con.command(f"DELETE FROM {table} USING {staging} WHERE {match}")
+
+    def prepare(self, change: CatalogChange) -> None:
+        rows = _render(change.new)
+        self._con.begin()
+        self._open = True
+        for rel in STATE_RELATIONS:
+            table = table_sql(rel)
+            old, new = self._rows[table], rows[table]
+            if old != new:
+                self._delete(rel, table, old - new)
+                self._insert(rel, table, new - old)
+        self._pending = (change.new, rows)
+
+    def commit(self, change: CatalogChange) -> None:
+        if self._pending is None:  # registered between this transaction's prepare and commit phases
+            return
+        self._con.commit()
+        self._open = False
+        self._state, self._rows = self._pending
+        self._pending = None
+
+    def abort(self, change: CatalogChange) -> None:
+        if self._open:
+            self._con.rollback()
+            self._open = False
+        self._pending = None
+
+    def close(self) -> None:
+        self._con.close()

@@ -1,0 +1,14 @@
+"""Every builtin relation the introspection store hosts, in one tuple: pg_catalog (code-defined and item
+relations), information_schema and mz_catalog. `rewrite` routes names to them, `store` creates them, `listener`
+keeps the catalog-defined ones in step with the catalog."""
+
+from __future__ import annotations
+
+from sparkwire.catalog.builtins_info import INFO_RELATIONS
+from sparkwire.catalog.builtins_mz import MZ_RELATIONS
+from sparkwire.catalog.builtins_pg import BUILTIN_RELATIONS
+from sparkwire.catalog.builtins_pg_items import PG_ITEM_RELATIONS
+from sparkwire.catalog.builtins_relation import BuiltinRelation
+
+RELATIONS: tuple[BuiltinRelation, ...] = (*BUILTIN_RELATIONS, *PG_ITEM_RELATIONS, *INFO_RELATIONS, *MZ_RELATIONS)
+STATE_RELATIONS: tuple[BuiltinRelation, ...] = tuple(rel for rel in RELATIONS if rel.from_state)

@@ -1,0 +1,62 @@
+"""`Snapshot`: every table as of one timestamp — the same contents for every reader at that timestamp.
+
+Contract: a snapshot wraps an immutable `StorageState` and a timestamp `ts`; it never changes and never blocks a
+writer. `files(id)` lists the visible data files with their deleted positions (for an engine that reads Parquet
+itself: see `spark_reader`); `read_arrow(id)` reads them with pyarrow, optionally
+with the `ROW_ID_COLUMN` (see `files`) a `WriteTxn.delete_where` accepts. Files stay on disk as long as the table exists
+and the compaction frontier (`Storage.compact(since=…)`) is not advanced past `ts`; reading after that raises
+ObjectNotInPrerequisiteState (55000).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow as pa
+
+from sparkwire.errors import ObjectNotInPrerequisiteState, UndefinedTable
+from sparkwire.storage.files import data_path, read_data_files
+from sparkwire.storage.model import DataFile, StorageState, TableRecord
+
+
+class Snapshot:
+    def __init__(self, root: Path, state: StorageState, ts: int) -> None:
+        self._root = root
+        self._state = state
+        self.ts = ts
+
+    def tables(self) -> frozenset[str]:
+        return frozenset(self._state.tables)
+
+    def _table(self, table_id: str) -> TableRecord:
+        table = self._state.tables.get(table_id)
+        if table is None:
+            raise UndefinedTable(f"storage table {table_id!r} does not exist")
+        return table
+
+    def schema(self, table_id: str) -> pa.Schema:
+        return self._table(table_id).schema
+
+    def files(self, table_id: str) -> list[DataFile]:
+        """The data files visible at `ts`, oldest first, with the positions deleted as of `ts`."""
+        table = self._table(table_id)
+        return [
+            DataFile(
+                data_path(self._root, table_id, record.file_no), record.file_no, record.rows, record.deleted_at(self.ts)
+            )
+            for record in sorted(table.files.values(), key=lambda record: record.file_no)
+            if record.visible_at(self.ts)
+        ]
+
+    def row_count(self, table_id: str) -> int:
+        return sum(data_file.live_rows for data_file in self.files(table_id))
+
+    def read_arrow(self, table_id: str, columns: Sequence[str] | None = None, row_ids: bool = False) -> pa.Table:
+        """The table's rows at `ts` (in file order), `columns` only if given, plus `ROW_ID_COLUMN` if `row_ids`."""
+        try:
+            return read_data_files(self.schema(table_id), self.files(table_id), columns, row_ids)
+        except FileNotFoundError:
+            raise ObjectNotInPrerequisiteState(
+                f"the data of storage table {table_id!r} at timestamp {self.ts} is no longer available"
+            ) from None

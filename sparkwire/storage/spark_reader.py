@@ -1,0 +1,41 @@
+"""A table at a snapshot as a Spark DataFrame: the snapshot's Parquet files minus its deleted rows.
+
+Contract: `spark_dataframe(spark, snapshot, table_id)` returns a lazy DataFrame with exactly the rows (and the
+column names and types) `snapshot.read_arrow(table_id)` returns; building it runs no Spark job. Spark reads the
+files itself (the schema is given, so no footer inference); deleted positions become a broadcast anti-join on
+Spark's hidden `_metadata.file_name` / `_metadata.row_index` columns (file names are unique within a table).
+Compaction keeps the deletion vectors few, so the anti-join side stays small.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import from_arrow_schema
+
+from sparkwire.storage.snapshot import Snapshot
+
+_FILE = "__sw_file_name"
+_ROW = "__sw_row_index"
+
+
+def spark_dataframe(spark: SparkSession, snapshot: Snapshot, table_id: str) -> DataFrame:
+    schema = snapshot.schema(table_id)
+    files = snapshot.files(table_id)
+    if not files:
+        return spark.createDataFrame(schema.empty_table())
+    frame = spark.read.schema(from_arrow_schema(schema)).parquet(*(str(f.path) for f in files))
+    deleted = [f for f in files if len(f.deleted)]
+    if not deleted:
+        return frame
+    deletes = pa.table(
+        {
+            _FILE: pa.array(np.repeat([f.path.name for f in deleted], [len(f.deleted) for f in deleted])),
+            _ROW: pa.array(np.concatenate([f.deleted for f in deleted])),
+        }
+    )
+    located = frame.select("*", F.col("_metadata.file_name").alias(_FILE), F.col("_metadata.row_index").alias(_ROW))
+    kept = located.join(F.broadcast(spark.createDataFrame(deletes)), [_FILE, _ROW], "left_anti")
+    return kept.drop(_FILE, _ROW)
