@@ -17,4 +17,6 @@ VOLUME /data
 EXPOSE 6875
 WORKDIR /data
 ENTRYPOINT ["sparkwire"]
-CMD ["serve", "--host", "0.0.0.0", "--port", "6875", "--data-dir", "/data"]
+# Reachable from outside the container, so password (SCRAM) auth by default: the server refuses to start
+# without SPARKWIRE_SUPERUSER_PASSWORD. Override the command to choose otherwise.
+CMD ["serve", "--host", "0.0.0.0", "--port", "6875", "--data-dir", "/data", "--auth", "password"]

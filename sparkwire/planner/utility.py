@@ -405,56 +405,43 @@ def _set(p: _Parser) -> Utility:
     return SetVariable(name, ", ".join(values), local)
 
 
+def _parenthesized_list(p: _Parser) -> tuple[str, ...]:
+    """An optional `( item, item, … )` whose items are kept as source text (nested parentheses allowed)."""
+    items: list[str] = []
+    if not p.accept_op("("):
+        return ()
+    first = p.peek()
+    begin = first.start if first else len(p.sql)
+    depth = 0
+    while True:
+        t = p.peek()
+        if t is None:
+            raise p.error()
+        p.i += 1
+        if t.kind == "op" and t.text == "(":
+            depth += 1
+        elif t.kind == "op" and t.text == ")" and depth:
+            depth -= 1
+        elif t.kind == "op" and t.text in ",)" and not depth:
+            items.append(p.sql[begin : t.start].strip())
+            nxt = p.peek()
+            begin = nxt.start if nxt else len(p.sql)
+            if t.text == ")":
+                return tuple(items)
+
+
 def _prepare(p: _Parser) -> Utility:
     name = p.name()
-    types: list[str] = []
-    if p.accept_op("("):
-        start = p.peek()
-        depth = 0
-        begin = start.start if start else len(p.sql)
-        while True:
-            t = p.peek()
-            if t is None:
-                raise p.error()
-            p.i += 1
-            if t.kind == "op" and t.text == "(":
-                depth += 1
-            elif t.kind == "op" and t.text == ")" and depth:
-                depth -= 1
-            elif t.kind == "op" and t.text in ",)" and not depth:
-                types.append(p.sql[begin : t.start].strip())
-                nxt = p.peek()
-                begin = nxt.start if nxt else len(p.sql)
-                if t.text == ")":
-                    break
+    types = _parenthesized_list(p)
     p.expect("as")
-    return Prepare(name, tuple(types), p.rest())
+    return Prepare(name, types, p.rest())
 
 
 def _execute(p: _Parser) -> Utility:
     name = p.name()
-    args: list[str] = []
-    if p.accept_op("("):
-        depth = 0
-        t0 = p.peek()
-        begin = t0.start if t0 else len(p.sql)
-        while True:
-            t = p.peek()
-            if t is None:
-                raise p.error()
-            p.i += 1
-            if t.kind == "op" and t.text == "(":
-                depth += 1
-            elif t.kind == "op" and t.text == ")" and depth:
-                depth -= 1
-            elif t.kind == "op" and t.text in ",)" and not depth:
-                args.append(p.sql[begin : t.start].strip())
-                nxt = p.peek()
-                begin = nxt.start if nxt else len(p.sql)
-                if t.text == ")":
-                    break
+    args = _parenthesized_list(p)
     p.end()
-    return ExecutePrepared(name, tuple(args))
+    return ExecutePrepared(name, args)
 
 
 def _declare(p: _Parser) -> Utility:
