@@ -13,14 +13,11 @@ the same catalog (the lock dies with the process). All methods are called under 
 
 from __future__ import annotations
 
-import fcntl
-import os
-import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sparkwire.catalog.codec import Row
-from sparkwire.errors import ObjectNotInPrerequisiteState
+from sparkwire.durable_sqlite import ExclusiveDatabase
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
@@ -37,25 +34,13 @@ CREATE TABLE IF NOT EXISTS settings (
 
 
 class Store:
-    def __init__(self, conn: sqlite3.Connection, lock_fd: int) -> None:
-        self._conn = conn
-        self._lock_fd = lock_fd
+    def __init__(self, db: ExclusiveDatabase) -> None:
+        self._db = db
+        self._conn = db.conn
 
     @classmethod
     def open(cls, data_dir: Path) -> Store:
-        directory = data_dir / "catalog"
-        directory.mkdir(parents=True, exist_ok=True)
-        lock_fd = os.open(directory / "LOCK", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(lock_fd)
-            raise ObjectNotInPrerequisiteState(f"catalog {directory} is in use by another process") from None
-        conn = sqlite3.connect(directory / "catalog.db", isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.executescript(_SCHEMA)
-        return cls(conn, lock_fd)
+        return cls(ExclusiveDatabase.open(data_dir / "catalog", "catalog.db", _SCHEMA, "catalog"))
 
     def load(self) -> tuple[list[tuple[str, str]], dict[str, str]]:
         """All stored (kind, payload) rows and all settings."""
@@ -89,5 +74,4 @@ class Store:
             self._conn.execute("ROLLBACK")
 
     def close(self) -> None:
-        self._conn.close()
-        os.close(self._lock_fd)  # releases the flock
+        self._db.close()

@@ -19,8 +19,6 @@ a missing file; files it does not name are orphans (see `files.remove_orphans`).
 
 from __future__ import annotations
 
-import fcntl
-import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from sparkwire.errors import ObjectNotInPrerequisiteState
+from sparkwire.durable_sqlite import ExclusiveDatabase
 from sparkwire.storage.changes import Commit, Forgotten
 from sparkwire.storage.model import DeleteVersion, FileRecord, Positions, StorageState, TableRecord, frozen_positions
 
@@ -53,28 +51,16 @@ def _encode_positions(positions: Positions) -> bytes:
 
 
 class Manifest:
-    def __init__(self, conn: sqlite3.Connection, lock_fd: int) -> None:
-        self._conn = conn
-        self._lock_fd = lock_fd
+    def __init__(self, db: ExclusiveDatabase) -> None:
+        self._db = db
+        self._conn = db.conn
 
     @classmethod
     def open(cls, root: Path) -> Manifest:
-        root.mkdir(parents=True, exist_ok=True)
-        lock_fd = os.open(root / "LOCK", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(lock_fd)
-            raise ObjectNotInPrerequisiteState(f"storage {root} is in use by another process") from None
-        conn = sqlite3.connect(root / "manifest.db", isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        conn.executescript(_SCHEMA)
-        return cls(conn, lock_fd)
+        return cls(ExclusiveDatabase.open(root, "manifest.db", _SCHEMA, "storage"))
 
     def close(self) -> None:
-        self._conn.close()
-        os.close(self._lock_fd)
+        self._db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
