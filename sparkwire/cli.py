@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from sparkwire.planner.service import PlannerService
+from sparkwire.planner.rbac import CatalogPasswords
+from sparkwire.planner.service import PlannerService, SparkOptions
 from sparkwire.server.auth import AUTH_METHODS, BootstrapPasswords, make_auth_method
 from sparkwire.server.connection import ServerContext
 from sparkwire.server.listener import Listener
@@ -39,6 +40,14 @@ def parser() -> argparse.ArgumentParser:
     srv.add_argument("--auth", choices=AUTH_METHODS, default="trust")
     srv.add_argument("--tls-cert", type=Path)
     srv.add_argument("--tls-key", type=Path)
+    srv.add_argument("--spark-master", default="local[*]", help="local[*] (embedded, default) or spark://host:port")
+    srv.add_argument("--spark-remote", help="use a Spark Connect server instead, sc://host:port")
+    srv.add_argument(
+        "--spark-start",
+        choices=["background", "on-demand"],
+        default="background",
+        help="start Spark with the server (default) or at the first query that needs it",
+    )
     srv.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return root
 
@@ -51,19 +60,22 @@ def _tls_context(cert: Path, key: Path) -> ssl.SSLContext:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    store = None
+    bootstrap = None
     if args.auth != "trust":
         password = os.environ.get(PASSWORD_ENV)
         if not password:
             log.error("--auth %s needs the superuser password in %s", args.auth, PASSWORD_ENV)
             return 2
-        store = BootstrapPasswords(SUPERUSER, password)
+        bootstrap = BootstrapPasswords(SUPERUSER, password)
     if (args.tls_cert is None) != (args.tls_key is None):
         log.error("--tls-cert and --tls-key go together")
         return 2
     tls = _tls_context(args.tls_cert, args.tls_key) if args.tls_cert else None
-    service = PlannerService(args.data_dir)
+    spark = SparkOptions(master=args.spark_master, remote=args.spark_remote, start=args.spark_start)
+    service = PlannerService(args.data_dir, spark)
     try:
+        # passwords of roles made with CREATE ROLE … PASSWORD live in the catalog; the superuser's comes from the env
+        store = None if bootstrap is None else CatalogPasswords(lambda: service.data.state, bootstrap)
         ctx = ServerContext(service.new_session, make_auth_method(args.auth, store), tls)
         listener = Listener(ctx, args.host, args.port)
 

@@ -323,3 +323,17 @@ class TooManyConnections(PgError):
 # Appended by pgtypes: date/time input
 class InvalidTimeZoneDisplacementValue(PgError):
     sqlstate = "22009"
+
+
+# Appended by planner/ddl: CREATE TABLE definitions
+class DuplicateColumn(PgError):
+    sqlstate = "42701"
+
+
+class InvalidTableDefinition(PgError):
+    sqlstate = "42P16"
+
+
+# Appended by planner/rbac: DROP ROLE of the session's own role
+class ObjectInUse(PgError):
+    sqlstate = "55006"

@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from sparkwire.catalog import Catalog
 from tests.support.postgres import PostgresOracle
 from tests.support.server import SparkwireServer
 
@@ -43,6 +44,16 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresOracle]
 def sw(dsn: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     with psycopg.connect(dsn, autocommit=True) as conn:
         yield conn
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Iterator[Catalog]:
+    """A fresh durable catalog in the test's temp dir."""
+    cat = Catalog.open(tmp_path)
+    try:
+        yield cat
+    finally:
+        cat.close()
 
 
 @pytest.fixture

@@ -3,9 +3,6 @@ error text) and `DropItems` applying a plan."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from sparkwire.catalog import Catalog, plan_drop
@@ -14,15 +11,6 @@ from sparkwire.catalog.state import NameContext
 from tests.test_catalog_ops import MATERIALIZE_ROLE, PUBLIC_SCHEMA, create, error, fails, spec
 
 HINT = "Use DROP ... CASCADE to drop the dependent objects too."
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[Catalog]:
-    cat = Catalog.open(tmp_path)
-    try:
-        yield cat
-    finally:
-        cat.close()
 
 
 def test_dependents_are_transitive(catalog: Catalog) -> None:

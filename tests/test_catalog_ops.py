@@ -3,8 +3,7 @@ resolution, all-or-nothing batches. The builders below are shared by the other t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
@@ -78,15 +77,6 @@ def error(fn: Callable[[], object]) -> tuple[str, str, str | None, str | None]:
 
 def fails(catalog: Catalog, ops: list[Op]) -> tuple[str, str, str | None, str | None]:
     return error(lambda: catalog.transact(ops))
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[Catalog]:
-    cat = Catalog.open(tmp_path)
-    try:
-        yield cat
-    finally:
-        cat.close()
 
 
 # ---- bootstrap ------------------------------------------------------------------------------------------

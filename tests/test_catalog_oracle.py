@@ -4,7 +4,6 @@ and on the catalog (as ops); SQLSTATE, message, detail and hint must match exact
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -33,15 +32,6 @@ def pg(oracle: PostgresOracle) -> Iterator[psycopg.Connection[tuple[object, ...]
     with psycopg.connect(oracle.dsn, autocommit=True) as conn, conn.transaction(force_rollback=True):
         conn.execute("SET search_path = public")
         yield conn
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[Catalog]:
-    cat = Catalog.open(tmp_path)
-    try:
-        yield cat
-    finally:
-        cat.close()
 
 
 def pg_error(conn: psycopg.Connection[tuple[object, ...]], sql: str) -> ErrorFields:

@@ -3,11 +3,6 @@ PUBLIC; grant/revoke validation; what blocks DROP ROLE."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
 from sparkwire.catalog import Catalog
 from sparkwire.catalog.builtins import PUBLIC_ROLE_ID
 from sparkwire.catalog.objects import SYSTEM_OBJECT, ObjectRef
@@ -23,15 +18,6 @@ from sparkwire.catalog.ops import (
     RevokeRole,
 )
 from tests.test_catalog_ops import MATERIALIZE_ROLE, PUBLIC_SCHEMA, create, error, fails, spec
-
-
-@pytest.fixture
-def catalog(tmp_path: Path) -> Iterator[Catalog]:
-    cat = Catalog.open(tmp_path)
-    try:
-        yield cat
-    finally:
-        cat.close()
 
 
 def roles(catalog: Catalog, *names: str, inherit: bool = True) -> list[str]:

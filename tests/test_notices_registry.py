@@ -12,7 +12,7 @@ from sparkwire.notices import KINDS, NOTICE_TYPES, docs_path
 from sparkwire.notices.registry import INDEX_PASSES, QUERY_PASSES
 
 ROOT = Path(__file__).resolve().parent.parent
-FRAMEWORK = {"base", "fingerprint", "query", "registry", "render", "sqltext", "status"}
+FRAMEWORK = {"alter", "base", "catalog_notices", "fingerprint", "query", "registry", "render", "sqltext", "status"}
 
 
 def _notice_modules() -> list[str]:

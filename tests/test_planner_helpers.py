@@ -17,6 +17,7 @@ from sparkwire.errors import PgError
 from sparkwire.planner.api import CommandComplete, CopyIn, CopyOut, EmptyQuery, Notice, Result, Rows, StartupInfo
 from sparkwire.planner.service import PlannerService
 from sparkwire.planner.session import DuckSession
+from tests.support.spark import shared_spark
 
 
 @dataclass
@@ -84,7 +85,7 @@ class Client:
 
 
 def new_service(path: Path) -> PlannerService:
-    return PlannerService(path)
+    return PlannerService(path, shared_spark(wait=False))
 
 
 @dataclass

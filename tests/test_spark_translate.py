@@ -12,7 +12,6 @@ import datetime as dt
 import threading
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import psycopg
@@ -25,6 +24,7 @@ from sparkwire.engine.spark import SparkEngine
 from sparkwire.pgtypes.mapping import pg_type_for_arrow
 from sparkwire.planner.translate_spark import forbidden_in_spark, postgres_column_names, translate
 from tests.support.postgres import PostgresOracle
+from tests.support.spark import shared_spark
 
 UTC = dt.UTC
 
@@ -232,17 +232,12 @@ ERROR_CASES: list[tuple[str, str]] = [
 
 
 @pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkEngine]:
-    engine = SparkEngine(Path(tmp_path_factory.mktemp("spark")), master="local[2]", shuffle_partitions=2)
-    engine.start_background()
-    try:
-        assert engine.wait_ready(180), "Spark did not start"
-        for name, rows in (("t", T_ROWS), ("u", U_ROWS)):
-            columns = list(zip(*rows, strict=True))
-            engine.register_arrow(name, pa.table(columns, schema=ARROW[name]))
-        yield engine
-    finally:
-        engine.stop()
+def spark() -> Iterator[SparkEngine]:
+    engine = shared_spark()
+    for name, rows in (("t", T_ROWS), ("u", U_ROWS)):
+        columns = list(zip(*rows, strict=True))
+        engine.register_arrow(name, pa.table(columns, schema=ARROW[name]))
+    yield engine
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,9 @@ Contract: `apply_ops(state, ops, timestamp=…)` applies the ops in order, each 
 previous ops produced, and returns the final state with what was created, dropped and skipped (IF NOT EXISTS).
 It raises the `PgError` PostgreSQL would raise (duplicate or missing names, RESTRICT with dependents, circular
 role grants, invalid privilege letters, modifying builtin objects); `Catalog.transact` then commits nothing.
-The input state is never modified. Ids and OIDs come from `state.counters`, which only move forward.
+The input state is never modified. Ids and OIDs come from `state.counters`, which only move forward. A created
+item gets the transaction's timestamp as `created_at` and `updated_at`; CREATE OR REPLACE (`ReplaceItem`) keeps the
+old item's `created_at`.
 """
 
 from __future__ import annotations
@@ -118,9 +120,9 @@ def _apply(state: CatalogState, op: Op, out: Applied, timestamp: int) -> Catalog
         case DropCluster():
             return _drop_cluster(state, op, out)
         case CreateItem():
-            return _create_item(state, op.spec, op.if_not_exists, out)
+            return _create_item(state, op.spec, op.if_not_exists, out, timestamp)
         case ReplaceItem():
-            return _replace_item(state, op, out)
+            return _replace_item(state, op, out, timestamp)
         case DropItems():
             return _drop_items(state, op.ids, out)
         case RenameItem():
@@ -351,7 +353,14 @@ def _validate_spec(state: CatalogState, spec: ItemSpec) -> None:
         raise UndefinedObject(f"cluster with id {spec.cluster_id} does not exist")
 
 
-def _create_item(state: CatalogState, spec: ItemSpec, if_not_exists: bool, out: Applied) -> CatalogState:
+def _create_item(
+    state: CatalogState,
+    spec: ItemSpec,
+    if_not_exists: bool,
+    out: Applied,
+    timestamp: int,
+    created_at: int | None = None,
+) -> CatalogState:
     existing = state.find_item(spec.schema_id, spec.name)
     if existing is not None:
         return _skip_or_raise(
@@ -361,10 +370,13 @@ def _create_item(state: CatalogState, spec: ItemSpec, if_not_exists: bool, out: 
     item_id, state = _alloc_id(state, "item")
     oid, state = _alloc_oid(state)
     out.created.append(ObjectRef("item", item_id))
-    return state.evolve(items={**state.items, item_id: Item.from_spec(spec, id=item_id, oid=oid)})
+    item = Item.from_spec(
+        spec, id=item_id, oid=oid, created_at=timestamp if created_at is None else created_at, updated_at=timestamp
+    )
+    return state.evolve(items={**state.items, item_id: item})
 
 
-def _replace_item(state: CatalogState, op: ReplaceItem, out: Applied) -> CatalogState:
+def _replace_item(state: CatalogState, op: ReplaceItem, out: Applied, timestamp: int) -> CatalogState:
     old = _require_item(state, op.old_id)
     if old.kind != op.spec.kind:
         raise WrongObjectType(f'"{old.name}" is not a {noun(op.spec.kind)}')
@@ -378,7 +390,7 @@ def _replace_item(state: CatalogState, op: ReplaceItem, out: Applied) -> Catalog
         )
     plan = drops.plan_drop(state, [old.id], cascade=False)
     state = _drop_items(state, plan.order, out)
-    return _create_item(state, op.spec, False, out)
+    return _create_item(state, op.spec, False, out, timestamp, created_at=old.created_at)
 
 
 def _drop_items(state: CatalogState, ids: Sequence[str], out: Applied) -> CatalogState:

@@ -9,7 +9,8 @@ implicit privileges first, PUBLIC as an empty grantee); view definitions are the
 redacted_create_sql is create_sql (the catalog stores no secret literals); mz_columns.type is the type's SQL name
 without modifiers. mz_types lists the builtin types sparkwire speaks (schema pg_catalog, id `s<oid>`, category
 `array`, `pseudo` or `base`, owner mz_system) and user types (category NULL: the catalog does not record one).
-Clusters are managed, with no size or replicas recorded.
+Clusters are managed, with no size or replicas recorded. mz_internal.mz_sessions (one row per connected session) is
+not rendered from the catalog: `engine.introspection.sessions` adds and removes its rows as sessions come and go.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sparkwire.catalog.builtins_relation import (
     Row,
     RowsOf,
     names_of,
+    no_rows,
     parse_columns,
     view_definition,
 )
@@ -304,5 +306,15 @@ MZ_RELATIONS: tuple[BuiltinRelation, ...] = (
         "id text, oid oid, schema_id text, name text, category text, owner_id text, privileges acl, "
         "create_sql text, redacted_create_sql text",
         _types,
+    ),
+    BuiltinRelation(
+        "mz_internal",
+        "mz_sessions",
+        16714,
+        parse_columns(
+            "id uuid, connection_id uint4, role_id text, client_ip text, connected_at timestamp with time zone"
+        ),
+        no_rows,
+        from_state=False,
     ),
 )

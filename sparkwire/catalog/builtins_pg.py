@@ -3,13 +3,16 @@ with their PostgreSQL 15 types, and rows as functions of a `CatalogState`.
 
 Contract: `BUILTIN_RELATIONS` lists the pg_catalog relations defined here; the ones that describe catalog items
 (pg_class, pg_attribute, …) live in `builtins_pg_items`, information_schema in `builtins_info`, mz_catalog in
-`builtins_mz`. Code-defined rows: pg_type from the pgtypes registry (every type sparkwire speaks, with PostgreSQL
-15's exact pg_type values — `_TYPE_DETAILS` carries what the registry does not; `type_details` serves pg_attribute),
-pg_am, pg_collation. Catalog-defined rows: pg_namespace (builtin and user schemas), pg_roles / pg_user /
-pg_auth_members (roles; rolcreaterole / rolcreatedb are the CREATEROLE / CREATEDB system privileges),
-pg_database. `BOOTSTRAP_OIDS` are the OIDs `Catalog._bootstrap` assigns on first open (role `materialize`,
-database `materialize`, schema `public` — sparkwire's own OIDs, not PostgreSQL's 2200 for public).
-pg_settings is the exception whose rows come from another layer: `settings_rows(definitions)` turns the planner's
+`builtins_mz`. Code-defined rows: pg_type from the pgtypes registry (every type sparkwire speaks, with
+PostgreSQL 15's exact pg_type values — `_TYPE_DETAILS` carries what the registry does not; `type_details` serves
+pg_attribute), pg_am, pg_collation, pg_tablespace, pg_language; pg_proc, pg_sequence and `_EMPTY_RELATIONS` have
+PostgreSQL 15's columns and no rows (sparkwire has no user-defined functions or sequences; its builtin functions are
+not listed). Catalog-defined rows: pg_namespace (builtin and user schemas), pg_roles / pg_user / pg_authid /
+pg_auth_members (roles; rolcreaterole / rolcreatedb are the CREATEROLE / CREATEDB system privileges), pg_database.
+`BOOTSTRAP_OIDS` are the OIDs `Catalog._bootstrap` assigns on first open (role `materialize`, database
+`materialize`, schema `public` — sparkwire's own OIDs, not PostgreSQL's 2200).
+pg_stat_activity's rows (one per session) come from `engine.introspection.sessions`; pg_settings's from another
+layer: `settings_rows(definitions)` turns the planner's
 variables into its rows, and its `setting` column is per session, so the store holds NULL there and the rewrite
 computes it with current_setting(). pg_catalog describes every database's schemas at once (sessions connect to one
 database today).
@@ -32,6 +35,7 @@ BOOTSTRAP_OIDS = {"role": 20000, "database": 20001, "schema": 20002}
 BUILTIN_OWNER_OID = next(r.oid for r in BUILTIN_ROLES if r.name == "mz_system")
 UTF8_ENCODING = 6
 DEFAULT_COLLATION_OID = 100
+DEFAULT_TABLESPACE_OID = 1663
 _RECORD = 2249
 
 
@@ -241,6 +245,26 @@ def _pg_user_rows(state: CatalogState) -> list[Row]:
     ]
 
 
+def _pg_authid_rows(state: CatalogState) -> list[Row]:
+    return [
+        (
+            r.oid,
+            r.name,
+            r.superuser,
+            r.inherit,
+            _may(state, r.id, "R"),
+            _may(state, r.id, "B"),
+            r.login,
+            False,
+            r.superuser,
+            -1,
+            None,
+            None,
+        )
+        for r in sorted(state.roles.values(), key=lambda r: r.oid)
+    ]
+
+
 def _pg_auth_members_rows(state: CatalogState) -> list[Row]:
     names = names_of(state)
     return [
@@ -263,7 +287,7 @@ def _pg_database_rows(state: CatalogState) -> list[Row]:
             -1,
             0,
             0,
-            0,
+            DEFAULT_TABLESPACE_OID,
             "C",
             "C",
             None,
@@ -332,6 +356,71 @@ _COLLATION_ROWS: list[Row] = [
 ]
 
 
+_TABLESPACE_ROWS: list[Row] = [
+    (DEFAULT_TABLESPACE_OID, "pg_default", BUILTIN_OWNER_OID, None, None),
+    (1664, "pg_global", BUILTIN_OWNER_OID, None, None),
+]
+_LANGUAGE_ROWS: list[Row] = [
+    (12, "internal", BUILTIN_OWNER_OID, False, False, 0, 0, 2246, None),
+    (13, "c", BUILTIN_OWNER_OID, False, False, 0, 0, 2247, None),
+    (14, "sql", BUILTIN_OWNER_OID, False, True, 0, 0, 2248, None),
+]
+# Relations of features sparkwire does not have (rules, triggers, policies, publications, partitioning, foreign
+# tables, extended statistics, operator classes other than each type's default): PostgreSQL 15's columns, no rows,
+# so the catalog queries clients send still run.
+_EMPTY_RELATIONS: tuple[tuple[str, int, str], ...] = (
+    (
+        "pg_rewrite",
+        2618,
+        'oid oid, rulename name, ev_class oid, ev_type "char", ev_enabled "char", is_instead boolean, '
+        "ev_qual pg_node_tree, ev_action pg_node_tree",
+    ),
+    (
+        "pg_trigger",
+        2620,
+        'oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype smallint, tgenabled "char", '
+        "tgisinternal boolean, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable boolean, "
+        "tginitdeferred boolean, tgnargs smallint, tgattr int2vector, tgargs bytea, tgqual pg_node_tree, "
+        "tgoldtable name, tgnewtable name",
+    ),
+    (
+        "pg_opclass",
+        2616,
+        "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, "
+        "opcdefault boolean, opckeytype oid",
+    ),
+    ("pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]"),
+    (
+        "pg_policy",
+        3256,
+        'oid oid, polname name, polrelid oid, polcmd "char", polpermissive boolean, polroles oid[], '
+        "polqual pg_node_tree, polwithcheck pg_node_tree",
+    ),
+    (
+        "pg_partitioned_table",
+        3350,
+        'partrelid oid, partstrat "char", partnatts smallint, partdefid oid, partattrs int2vector, '
+        "partclass oidvector, partcollation oidvector, partexprs pg_node_tree",
+    ),
+    (
+        "pg_statistic_ext",
+        3381,
+        "oid oid, stxrelid oid, stxname name, stxnamespace oid, stxowner oid, stxstattarget integer, "
+        'stxkeys int2vector, stxkind "char"[], stxexprs pg_node_tree',
+    ),
+    (
+        "pg_publication",
+        6104,
+        "oid oid, pubname name, pubowner oid, puballtables boolean, pubinsert boolean, pubupdate boolean, "
+        "pubdelete boolean, pubtruncate boolean, pubviaroot boolean",
+    ),
+    ("pg_publication_rel", 6106, "oid oid, prpubid oid, prrelid oid, prqual pg_node_tree, prattrs int2vector"),
+    ("pg_publication_namespace", 6237, "oid oid, pnpubid oid, pnnspid oid"),
+)
+
+COLLATION_OIDS = frozenset(int(str(row[0])) for row in _COLLATION_ROWS)
+
+
 def _pg(
     name: str, oid: int, columns: str, rows: Callable[[CatalogState], Sequence[Row]], *, from_state: bool = True
 ) -> BuiltinRelation:
@@ -398,6 +487,62 @@ BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
         "name text, setting text, unit text, category text, short_desc text, extra_desc text, context text, "
         "vartype text, source text, min_val text, max_val text, enumvals text[], boot_val text, reset_val text, "
         "sourcefile text, sourceline integer, pending_restart boolean",
+        no_rows,
+        from_state=False,
+    ),
+    _pg(
+        "pg_authid",
+        1260,
+        "oid oid, rolname name, rolsuper boolean, rolinherit boolean, rolcreaterole boolean, rolcreatedb boolean, "
+        "rolcanlogin boolean, rolreplication boolean, rolbypassrls boolean, rolconnlimit integer, rolpassword text, "
+        "rolvaliduntil timestamp with time zone",
+        _pg_authid_rows,
+    ),
+    _pg(
+        "pg_proc",
+        1255,
+        "oid oid, proname name, pronamespace oid, proowner oid, prolang oid, procost real, prorows real, "
+        'provariadic oid, prosupport regproc, prokind "char", prosecdef boolean, proleakproof boolean, '
+        'proisstrict boolean, proretset boolean, provolatile "char", proparallel "char", pronargs smallint, '
+        "pronargdefaults smallint, prorettype oid, proargtypes oidvector, proallargtypes oid[], "
+        'proargmodes "char"[], proargnames text[], proargdefaults pg_node_tree, protrftypes oid[], prosrc text, '
+        "probin text, prosqlbody pg_node_tree, proconfig text[], proacl aclitem[]",
+        no_rows,
+        from_state=False,
+    ),
+    _pg(
+        "pg_sequence",
+        2224,
+        "seqrelid oid, seqtypid oid, seqstart bigint, seqincrement bigint, seqmax bigint, seqmin bigint, "
+        "seqcache bigint, seqcycle boolean",
+        no_rows,
+        from_state=False,
+    ),
+    _pg(
+        "pg_tablespace",
+        1213,
+        "oid oid, spcname name, spcowner oid, spcacl aclitem[], spcoptions text[]",
+        _constant(_TABLESPACE_ROWS),
+        from_state=False,
+    ),
+    _pg(
+        "pg_language",
+        2612,
+        "oid oid, lanname name, lanowner oid, lanispl boolean, lanpltrusted boolean, lanplcallfoid oid, "
+        "laninline oid, lanvalidator oid, lanacl aclitem[]",
+        _constant(_LANGUAGE_ROWS),
+        from_state=False,
+    ),
+    *(_pg(name, oid, columns, no_rows, from_state=False) for name, oid, columns in _EMPTY_RELATIONS),
+    _pg(
+        "pg_stat_activity",
+        12222,
+        "datid oid, datname name, pid integer, leader_pid integer, usesysid oid, usename name, "
+        "application_name text, client_addr inet, client_hostname text, client_port integer, "
+        "backend_start timestamp with time zone, xact_start timestamp with time zone, "
+        "query_start timestamp with time zone, state_change timestamp with time zone, wait_event_type text, "
+        "wait_event text, state text, backend_xid xid, backend_xmin xid, query_id bigint, query text, "
+        "backend_type text",
         no_rows,
         from_state=False,
     ),

@@ -148,16 +148,26 @@ class ItemSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Item(ItemSpec):
-    """A catalog item: an `ItemSpec` with the id and OID the catalog gave it."""
+    """A catalog item: an `ItemSpec` with the id and OID the catalog gave it.
+
+    `created_at` is the timeline timestamp (ms since the epoch) of the transaction that created the item, kept by
+    CREATE OR REPLACE; `updated_at` that of its latest definition (creation or replacement). Both are durable, so
+    what is derived from an item (its optimizer notices) keeps its timestamps across restarts. 0 = unknown
+    (items stored before the fields existed).
+    """
 
     id: str
     oid: int
+    created_at: int = 0
+    updated_at: int = 0
 
     @classmethod
-    def from_spec(cls, spec: ItemSpec, *, id: str, oid: int) -> Item:
+    def from_spec(cls, spec: ItemSpec, *, id: str, oid: int, created_at: int = 0, updated_at: int = 0) -> Item:
         return cls(
             id=id,
             oid=oid,
+            created_at=created_at,
+            updated_at=updated_at,
             kind=spec.kind,
             schema_id=spec.schema_id,
             name=spec.name,

@@ -1,4 +1,5 @@
-"""The embedded DuckDB engine: one database file per process, one DuckDB connection (cursor) per session.
+"""The embedded DuckDB engine: one database (a file, or in memory) per process, one DuckDB connection (cursor)
+per session.
 
 Contract: `DuckDBEngine(path)` opens the database with PostgreSQL-leaning settings (integer `/` on integers, NULLS
 LAST for ascending and FIRST for descending order, division by zero an error) and with external access disabled,
@@ -37,10 +38,12 @@ _CONFIG: dict[str, str | int | float | list[str]] = {
 
 
 class DuckDBEngine:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path | None) -> None:
+        """A database in the file at `path`, or in memory when `path` is None."""
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = duckdb.connect(str(path), config=_CONFIG)
+            self._db = duckdb.connect(":memory:" if path is None else str(path), config=_CONFIG)
             self._db.execute("CREATE SCHEMA IF NOT EXISTS public")
         except duckdb.Error as exc:
             raise map_duckdb_error(exc) from None
@@ -103,6 +106,16 @@ class DuckDBConnection:
             return []
         return [Column(name, str(t)) for name, t in zip(rel.columns, rel.types, strict=True)]
 
+    def arrow_schema(self, sql: str) -> pa.Schema:
+        """The Arrow schema of a query's result (runs it with LIMIT 0)."""
+        rel = self._relation(sql, ())
+        if rel is None:
+            return pa.schema([])
+        try:
+            return rel.limit(0).to_arrow_table().schema
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+
     def query(self, sql: str, params: Sequence[object] = ()) -> tuple[list[Column], Iterator[pa.RecordBatch]]:
         rel = self._relation(sql, params)
         if rel is None:
@@ -135,6 +148,17 @@ class DuckDBConnection:
             return self.command(f"INSERT INTO {table_sql}{columns} SELECT * FROM {view}")
         finally:
             self._con.unregister(view)
+
+    def register_arrow(self, name: str, data: pa.Table) -> None:
+        """Make `data` readable as the relation `name` on this connection (until `unregister`)."""
+        try:
+            self._con.register(name, data)
+        except duckdb.Error as exc:
+            raise map_duckdb_error(exc) from None
+
+    def unregister(self, name: str) -> None:
+        with contextlib.suppress(duckdb.Error):
+            self._con.unregister(name)
 
     def set_time_zone(self, zone: str) -> None:
         quoted = zone.replace("'", "''")

@@ -45,9 +45,18 @@ def _relation_missing(m: re.Match[str]) -> e.PgError:
     return e.UndefinedTable(f'relation "{m.group(1).strip(chr(34))}" does not exist')
 
 
+def _udf_error(m: re.Match[str]) -> e.PgError:
+    """A PgError a Python UDF raised (e.g. regclass input of an unknown name): the same error, unwrapped."""
+    cls = getattr(e, m.group(1), None)
+    if isinstance(cls, type) and issubclass(cls, e.PgError):
+        return cls(m.group(2).strip())
+    return e.InvalidParameterValue(m.group(2).strip())
+
+
 _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
     (kind, re.compile(pattern, re.S), builder)
     for kind, pattern, builder in (
+        ("InvalidInputException", r"Python exception occurred while executing the UDF: (\w+): ([^\n]*)", _udf_error),
         (
             "CatalogException",
             r'Table with name "?([^"!]+?)"? does not exist because schema "([^"]+)"',

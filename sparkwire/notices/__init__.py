@@ -12,14 +12,17 @@ To add a notice type (as Materialize's notice/mod.rs):
 5. Write `docs/notices/<kind>.md` (what it means, a minimal example, the corrective action), link it from
    `docs/notices/index.md`, and add `tests/test_notices_<kind>.py` with positive and negative cases.
 
-How the planner uses the package:
-- CREATE INDEX (after the transact that created it): `detect_index(IndexInput(state, index_id))`;
-  CREATE MATERIALIZED VIEW / VIEW: `detect_query(QueryInput(tree, state, database, search_path,
-  is_definition=True))`; SELECT and EXPLAIN: the same with `is_definition=False`.
-- `render_all(raws, state, object_id=…, object_sql=create_sql, now=…, previous=…)` gives the stored
-  `OptimizerNotice`s (mz_optimizer_notices rows); drop them when `is_valid` turns false.
-- ALTER NOTICE: `catalog.transact([status_op(fingerprint, parse_status(text), role_id)])` (RESET STATUS is
-  `NoticeStatus.NEW`); the next render of the notice carries the status.
+How the package is used:
+- The stored notices (mz_internal.mz_optimizer_notices) are a pure function of the catalog state:
+  `catalog_notices.CATALOG_NOTICES.of_state(state)` derives them for every index and materialized view
+  (`detect_index(IndexInput(state, index_id))`, `detect_query(QueryInput(tree, state, database, search_path,
+  is_definition=True))` over a materialized view's or an indexed view's query), rendered with `render`; they
+  disappear from the next state when the object or any dependency is dropped (`is_valid` states the rule).
+- SELECT and EXPLAIN: `detect_query` with `is_definition=False`, rendered with `object_id=None` and the query
+  text as `object_sql` (planner/notice_service.py sends and prints them).
+- ALTER NOTICE: `alter.parse_alter_notice(sql)` and `alter.plan_alter_notice(…)`, which returns
+  `[status_op(fingerprint, status, role_id)]` for `catalog.transact` (RESET STATUS is `NoticeStatus.NEW`);
+  the next derivation carries the status.
 """
 
 from sparkwire.notices.base import ActionType, Names, RawNotice, docs_path

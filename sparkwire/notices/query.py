@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
@@ -75,7 +75,12 @@ def index_key_exprs(index: Item) -> tuple[exp.Expr, ...]:
 
 
 def index_key_keys(index: Item) -> tuple[str, ...]:
-    return tuple(expression_key(e) for e in index_key_exprs(index))
+    return _key_keys(index.keys)
+
+
+@lru_cache(maxsize=1024)
+def _key_keys(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(expression_key(parse_expression(k)) for k in keys)
 
 
 def is_literal(node: exp.Expr) -> bool:

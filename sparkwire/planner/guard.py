@@ -72,6 +72,11 @@ _FORBIDDEN_FUNCTIONS = frozenset(
         "read_duckdb",
         "query",
         "query_table",
+        # Spark: calls into the JVM
+        "reflect",
+        "try_reflect",
+        "java_method",
+        "input_file_name",
     ]
 )
 _FORBIDDEN_PREFIXES = ("read_", "parquet_", "sqlite_", "postgres_", "mysql_", "iceberg_", "delta_")

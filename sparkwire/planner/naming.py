@@ -1,10 +1,10 @@
 """Result column names as PostgreSQL gives them (its FigureColname rules) for a sqlglot (postgres) projection.
 
 Contract: `column_name(projection)` returns the alias when there is one, else the name PostgreSQL derives: a
-column reference → its last field; a function call → the function's name; a cast → the inner name if it has a
-strong one, else the target type's internal name (`CAST(1 AS int)` → int4); CASE → case; an
-operator expression or a bare constant → ?column?. `None` for `*` projections (the engine names those
-columns).
+column reference → its last field (both folded to lower case unless quoted, as PostgreSQL folds identifiers); a
+function call → the function's name; a cast → the inner name if it has a strong one, else the target type's
+internal name (`CAST(1 AS int)` → int4); CASE → case; an operator expression or a bare constant → ?column?. `None`
+for `*` projections (the engine names those columns).
 """
 
 from __future__ import annotations
@@ -45,9 +45,14 @@ def _type_name(datatype: exp.DataType) -> str:
     return pgtype.name.lstrip("_") if pgtype.is_array else pgtype.name
 
 
+def _folded(identifier: object, name: str) -> str:
+    """PostgreSQL folds unquoted identifiers to lower case."""
+    return name.lower() if isinstance(identifier, exp.Identifier) and not identifier.quoted else name
+
+
 def _figure(node: exp.Expression) -> tuple[str, int]:
     if isinstance(node, exp.Column):
-        return (node.name, 2) if not isinstance(node.this, exp.Star) else _NO_NAME
+        return (_folded(node.this, node.name), 2) if not isinstance(node.this, exp.Star) else _NO_NAME
     if isinstance(node, exp.Dot):
         return node.name, 2
     if isinstance(node, exp.Paren):
@@ -65,6 +70,14 @@ def _figure(node: exp.Expression) -> tuple[str, int]:
             first = inner_select.expressions[0]
             return (first.alias, 2) if first.alias else _figure(first)
         return _NO_NAME
+    if isinstance(node, exp.Trim):
+        position = str(node.args.get("position") or "").upper()
+        return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "btrim"), 2
+    if isinstance(node, exp.Substring):
+        # sqlglot parses substr(…) and substring(…) alike; only the substr spelling keeps its token position
+        return ("substr" if "start" in node.meta else "substring"), 2
+    if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
+        return "date_trunc", 2
     for cls, name in _SPECIAL.items():
         if isinstance(node, cls):
             return name, 2
@@ -77,7 +90,7 @@ def _figure(node: exp.Expression) -> tuple[str, int]:
 
 def column_name(projection: exp.Expression) -> str | None:
     if isinstance(projection, exp.Alias):
-        return projection.alias
+        return _folded(projection.args.get("alias"), projection.alias)
     if isinstance(projection, exp.Star) or (
         isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
     ):

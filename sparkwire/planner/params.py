@@ -125,6 +125,8 @@ def _from_update_set(node: exp.Expression, describe: Describe) -> ParamType | No
 def _infer_one(node: exp.Expression, describe: Describe) -> ParamType | None:
     parent = node.parent
     if isinstance(parent, exp.Cast) and parent.this is node:
+        if isinstance(parent.to, exp.ObjectIdentifier) and parent.to.name.upper() != "OID":
+            return TEXT_OID, "VARCHAR"  # `$1::regclass`: an object's name, resolved by the introspection rewrite
         pgtype, _ = parse_type_name(parent.to.sql(PG))
         return pgtype.oid, parent.to.sql("duckdb")
     if isinstance(parent, exp.Limit | exp.Offset | exp.Fetch):

@@ -3,7 +3,9 @@
 Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `Plan`:
 - kind "empty" (nothing but comments), "utility" (`utility` holds the parsed statement, see utility.py),
   "query" (row-returning SELECT/VALUES/set operation), "dml" (INSERT/UPDATE/DELETE, `returning` when it has
-  RETURNING), or "ddl" (CREATE/DROP/ALTER/TRUNCATE);
+  RETURNING), "ddl" (CREATE/DROP/ALTER: `statement` from our grammar, ddl_grammar.py, checked before sqlglot;
+  TRUNCATE and what only sqlglot parses keep `tree`), "show" (SHOW TABLES/INDEXES/… of our grammar) or
+  "explain" (`inner` is the plan of the explained query);
 - `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
   `param_types` ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
 - `inner`: for DECLARE … CURSOR FOR q, the plan of q; `void_columns`: pg_sleep projections (typed `void`);
@@ -21,11 +23,24 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from sparkwire import errors as e
+from sparkwire.notices.alter import TAG as ALTER_NOTICE
+from sparkwire.notices.alter import AlterNotice, parse_alter_notice
 from sparkwire.pgtypes.registry import parse_type_name
 from sparkwire.planner import guard
+from sparkwire.planner.ddl_grammar import (
+    CreateTable,
+    CreateView,
+    DdlStatement,
+    ShowColumns,
+    ShowCreate,
+    ShowObjects,
+    ShowStatement,
+    parse_materialize_ddl,
+)
 from sparkwire.planner.dialect import PG
 from sparkwire.planner.naming import column_name
 from sparkwire.planner.params import Describe, ParamType, infer_parameter_types
+from sparkwire.planner.rbac_grammar import RbacStatement, parse_rbac
 from sparkwire.planner.split import split_statements
 from sparkwire.planner.translate_duckdb import SessionContext, parse, to_duckdb
 from sparkwire.planner.utility import Declare, Utility, parse_utility
@@ -47,6 +62,8 @@ class Plan:
     inner: Plan | None = None  # the query of DECLARE … CURSOR FOR (its `$n` are the statement's parameters)
     void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
     declared_types: tuple[tuple[int, int] | None, ...] | None = None  # (oid, typmod) of `expr::T` projections
+    # "ddl"/"show": a statement of our own grammars (ddl_grammar.py, rbac_grammar.py)
+    statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | None = None
 
 
 _CONSTANT_NODES = (
@@ -231,10 +248,36 @@ def _check_keyword(sql: str) -> None:
         raise e.SyntaxError(f'syntax error at or near "{m.group(1)}"', position=m.start(1) + 1)
 
 
+# EXPLAIN [ANALYZE] [VERBOSE] [(options)] [WITH (options)] [[OPTIMIZED|PHYSICAL] PLAN [FOR]] query
+_EXPLAIN = re.compile(
+    r"\s*explain\b(?:\s+(?:analyze|verbose)\b)*(?:\s*\([^)]*\))?(?:\s+with\s*\([^)]*\))?"
+    r"(?:\s+(?:(?:optimized|physical)\s+)?plan\b(?:\s+for\b)?)?",
+    re.I,
+)
+
+
 def plan_statement(sql: str, ctx: SessionContext, declared_oids: Sequence[int], describe: Describe) -> Plan:
     if not split_statements(sql):
         return Plan(sql, "empty")
     guard.check_statement_head(sql)
+    explain = _EXPLAIN.match(sql)
+    if explain is not None:
+        inner = plan_statement(sql[explain.end() :], ctx, declared_oids, describe)
+        if inner.kind != "query":
+            raise e.FeatureNotSupported("EXPLAIN is supported for queries only")
+        return Plan(sql, "explain", tag="EXPLAIN", inner=inner, param_types=inner.param_types)
+    alter = parse_alter_notice(sql)
+    if alter is not None:
+        return Plan(sql, "ddl", tag=ALTER_NOTICE, statement=alter)
+    rbac = parse_rbac(sql)
+    if rbac is not None:
+        return Plan(sql, "ddl", statement=rbac)
+    own = parse_materialize_ddl(sql)
+    if isinstance(own, CreateView | CreateTable) and own.query is not None:
+        guard.check_tree(parse(own.query))  # a view's query must pass the same checks as a query
+    if own is not None:
+        kind = "show" if isinstance(own, ShowObjects | ShowColumns | ShowCreate) else "ddl"
+        return Plan(sql, kind, tag="SHOW" if kind == "show" else "", statement=own)
     utility = parse_utility(sql)
     if isinstance(utility, Declare):
         inner = plan_statement(utility.query, ctx, declared_oids, describe)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -30,7 +31,9 @@ import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire import errors as e
-from sparkwire.engine.base import Column, EngineConnection
+from sparkwire.catalog.objects import Item
+from sparkwire.engine.base import Column
+from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.registry import parse_type_name
 from sparkwire.planner import utility as u
@@ -50,10 +53,17 @@ from sparkwire.planner.api import (
     StatementDescription,
     TransactionStatus,
 )
-from sparkwire.planner.copy import CopyInSink, copy_format, copy_out_query, target_columns
+from sparkwire.planner.api import (
+    CopyInSink as CopyInSinkApi,
+)
+from sparkwire.planner.copy import copy_format, copy_out_query, copy_parser
+from sparkwire.planner.copy_storage import CommittingSink, StorageCopyInSink, copy_columns
+from sparkwire.planner.data import DataPlane
 from sparkwire.planner.fields import fields_for
+from sparkwire.planner.notice_service import enabled_by
 from sparkwire.planner.plan import Plan, align_names, plan_statement
 from sparkwire.planner.portals import Portal, Prepared, all_text, decode_bind_params, expand_formats
+from sparkwire.planner.resolve import Names
 from sparkwire.planner.schema_generation import SchemaGeneration
 from sparkwire.planner.set_show import apply_setting, show, show_fields
 from sparkwire.planner.split import split_statements
@@ -61,9 +71,14 @@ from sparkwire.planner.streams import RowSource
 from sparkwire.planner.transactions import Transactions
 from sparkwire.planner.translate_duckdb import SessionContext, to_duckdb
 from sparkwire.planner.udfs import SessionFunctions
+from sparkwire.planner.user_data import UserData
 from sparkwire.planner.variables import SessionVariables, duration_ms
+from sparkwire.planner.write_txn import StorageTransaction
+from sparkwire.storage.txn import WriteTxn
 
 PLAN_CACHE_SIZE = 512
+EXPLAIN_FIELDS = (Field("QUERY PLAN", 25),)
+_REDACTED = re.compile(r"\bredacted\b", re.I)  # EXPLAIN WITH (redacted)
 _MESSAGE_RANK = {
     "debug5": 0,
     "debug4": 0,
@@ -83,13 +98,16 @@ Constants = dict[tuple[str, tuple[str | None, ...] | None], tuple[tuple[Field, .
 class DuckSession:
     def __init__(
         self,
-        engine: EngineConnection,
+        role_id: str,
+        engine: DuckDBConnection,
         functions: SessionFunctions,
         constants: Constants,
         schema: SchemaGeneration,
         startup: StartupInfo,
         notices: NoticeSink,
         parameter_status: ParameterStatusSink,
+        data: DataPlane,
+        on_close: Callable[[], None] = lambda: None,
     ) -> None:
         overrides = dict(startup.options)
         if startup.application_name:
@@ -100,6 +118,8 @@ class DuckSession:
         except e.PgError as err:
             err.severity = "FATAL"
             raise
+        self._role_id = role_id
+        self._on_close = on_close
         self._engine = engine
         self._functions = functions
         self._constants = constants
@@ -107,7 +127,10 @@ class DuckSession:
         self._sid = functions.register(self)
         self._ctx = SessionContext(self._sid, startup.user, startup.backend_pid)
         self._schema = schema
-        self._tx = Transactions(engine, schema)
+        self._data = data
+        self._storage_tx = StorageTransaction(data)
+        self._tx = Transactions(self._storage_tx, schema)
+        self._user = UserData(data, engine, self._ctx, self._names, self._notices, enabled_by(self._vars.get))
         self._plan_cache: OrderedDict[tuple[str, tuple[int, ...]], tuple[Plan, ...]] = OrderedDict()
         self._plan_generation = schema.value  # the schema generation the plan cache was built at
         self._statements: dict[str, Prepared] = {}
@@ -202,7 +225,7 @@ class DuckSession:
             if not self._active:
                 return
             self._cancel_reason = "user request"
-        self._engine.interrupt()
+        self._interrupt()
 
     def _on_timeout(self) -> None:
         with self._lock:
@@ -210,7 +233,14 @@ class DuckSession:
                 self._timeout_pending = True
                 return
             self._cancel_reason = "statement timeout"
-        self._engine.interrupt()
+        self._interrupt()
+
+    def _interrupt(self) -> None:
+        if not self._user.cancel():
+            self._engine.interrupt()
+
+    def _names(self) -> Names:
+        return Names(self._ctx.database, ("public",), self._role_id)
 
     def _start_statement(self) -> None:
         """A new statement begins: the previous statement's timer and pending cancel no longer apply."""
@@ -259,6 +289,7 @@ class DuckSession:
         generation = self._schema.value
         if generation != self._plan_generation:
             self._plan_cache.clear()  # some session changed the schema: inferred types and fields may be stale
+            self._user.forget_plans()
             self._plan_generation = generation
         cached = self._plan_cache.get(key)
         if cached is not None:
@@ -484,6 +515,7 @@ class DuckSession:
             self._tx.end(committed=False)
         self._functions.unregister(self._sid)
         self._engine.close()
+        self._on_close()
 
     # ---- execution ----------------------------------------------------------------------------------------
 
@@ -503,6 +535,8 @@ class DuckSession:
             raise e.ReadOnlySqlTransaction(f"cannot execute {verb} in a read-only transaction")
 
     def _start_query(self, plan: Plan, params: tuple[object, ...]) -> tuple[tuple[Field, ...], RowSource]:
+        for notice in self._user.query_notices(plan):  # optimizer notices (EqualsNull, CrossJoin, …)
+            self._notices(notice)
         if plan.constant:
             key = (plan.duck_sql, plan.names)
             cached = self._constants.get(key)
@@ -515,8 +549,22 @@ class DuckSession:
                 self._constants[key] = cached
             return cached[0], RowSource(iter(cached[1]), contextlib.nullcontext)
         self._prepare_engine()
+        tree = self._user.readable(plan)  # 42501 unless the role may read every relation (may add a row filter)
+        if self._user.reads_user_data(plan):
+            fields = self._user.described(plan, lambda: self._describe(plan) or ())
+            timezone = self._vars.get("TimeZone")
+            with self._running():
+                user_rows = self._user.query(plan, params, fields, self._storage_tx.current, timezone, tree)
+            user_source = RowSource(user_rows, self._running, on_exhausted=self._stop_timer)
+            self._streaming = user_source
+            return fields, user_source
+        sql = (
+            plan.duck_sql
+            if tree is None or tree is plan.tree
+            else to_duckdb(tree, self._ctx, [t[1] for t in plan.param_types])
+        )
         with self._running():
-            columns, batches = self._engine.query(plan.duck_sql, params)
+            columns, batches = self._engine.query(sql, params)
         fields = self._fields(plan, columns)
         source = RowSource(batches, self._running, on_exhausted=self._stop_timer)
         self._streaming = source
@@ -535,7 +583,15 @@ class DuckSession:
     def _run_returning(self, plan: Plan, params: tuple[object, ...]) -> tuple[tuple[Field, ...], RowSource, str]:
         self._check_writable(plan.tag)
         self._prepare_engine()
-        self._tx.before_write()
+        if self._user.write_target(plan) is not None:
+            fields = self._describe(plan)
+            assert fields is not None
+            count, returned = self._write(plan, params)
+            assert returned is not None
+            tag = f"INSERT 0 {count}" if plan.tag == "INSERT" else f"{plan.tag} {count}"
+            schema = pa.schema([pa.field(f.name, c.type) for f, c in zip(fields, returned.schema, strict=True)])
+            rows = returned.rename_columns([f.name for f in fields]).cast(schema).to_batches()
+            return fields, RowSource(iter(rows), self._running), tag
         with self._running():
             columns, batches = self._engine.query(plan.duck_sql, params)
             rows = list(batches)
@@ -544,6 +600,31 @@ class DuckSession:
         tag = f"INSERT 0 {count}" if plan.tag == "INSERT" else f"{plan.tag} {count}"
         fields = fields_for(columns, align_names(plan.names, len(columns)))
         return fields, RowSource(iter(rows), self._running), tag
+
+    def _write(self, plan: Plan, params: tuple[object, ...]) -> tuple[int, pa.Table | None]:
+        """An INSERT/UPDATE/DELETE on a user table: its own storage transaction in autocommit mode, else the block's."""
+        with self._running():
+            if self._tx.mode == "idle":
+                with self._storage_tx.autocommit() as txn:
+                    result = self._user.write(plan, params, txn, self.encode_options())
+            else:
+                self._tx.before_write()
+                result = self._user.write(plan, params, self._storage_tx.writer(), self.encode_options())
+                self._tx.record(functools.partial(self._replay_write, plan, params))
+        return result.count, result.returning
+
+    def _replay_write(self, plan: Plan, params: tuple[object, ...]) -> None:
+        self._user.write(plan, params, self._storage_tx.writer(), self.encode_options())
+
+    def _fill(self, table: Item, rows: pa.Table) -> int:
+        """CREATE TABLE AS: the rows go in like an INSERT (the block's transaction, or their own)."""
+        if self._tx.mode == "idle":
+            with self._storage_tx.autocommit() as txn:
+                return txn.append(table.id, rows)
+        self._tx.before_write()
+        count = self._storage_tx.writer().append(table.id, rows)
+        self._tx.record(lambda: self._storage_tx.writer().append(table.id, rows))
+        return count
 
     def _replay_query(self, sql: str, params: tuple[object, ...]) -> None:
         for _ in self._engine.query(sql, params)[1]:
@@ -567,25 +648,41 @@ class DuckSession:
         if plan.kind == "dml" and plan.returning:
             fields, source, tag = self._run_returning(plan, params)
             return Rows(fields, source.take(limit), formats(len(fields)), tag=tag)
+        if plan.kind == "show":
+            shown, batch = self._user.show(plan.statement)
+            return Rows(shown, RowSource(iter([batch]), contextlib.nullcontext).take(limit), formats(len(shown)))
+        if plan.kind == "explain":
+            assert plan.inner is not None
+            redacted = _REDACTED.search(plan.sql[: len(plan.sql) - len(plan.inner.sql)]) is not None
+            lines = self._user.explain(plan.inner, params, self._vars.get("TimeZone"), redacted)
+            batch = pa.record_batch([pa.array(lines, pa.string())], names=["QUERY PLAN"])
+            source = RowSource(iter([batch]), contextlib.nullcontext)
+            return Rows(EXPLAIN_FIELDS, source.take(limit), formats(1), tag="EXPLAIN")
         verb = plan.tag.split()[0] if plan.kind == "dml" else plan.tag
         self._check_writable(verb)
         self._prepare_engine()
-        self._tx.before_write()
+        if plan.kind == "dml" and self._user.write_target(plan) is not None:
+            count, _ = self._write(plan, params)
+            return CommandComplete(f"INSERT 0 {count}" if plan.tag == "INSERT" else f"{plan.tag} {count}")
+        if isinstance(plan.tree, exp.TruncateTable):
+            with self._running():
+                if self._tx.mode == "idle":
+                    with self._storage_tx.autocommit() as txn:
+                        self._user.truncate(plan.tree, txn)
+                else:
+                    tree = plan.tree
+                    self._tx.before_write()
+                    self._user.truncate(tree, self._storage_tx.writer())
+                    self._tx.record(lambda: self._user.truncate(tree, self._storage_tx.writer()))
+            return CommandComplete("TRUNCATE TABLE")
+        if plan.kind == "ddl":
+            with self._running():
+                tag = self._user.ddl(plan, self._fill, self._storage_tx.current)
+            self._tx.ddl_executed()
+            return CommandComplete(tag)
         with self._running():
             count = self._engine.command(plan.duck_sql, params)
-            self._tx.record(functools.partial(self._engine.command, plan.duck_sql, params))
-            if plan.counts_rows:
-                count = self._created_rows(plan)
-        if plan.kind == "ddl":
-            self._tx.ddl_executed()  # every session's cached plans may be stale now
-            return CommandComplete(f"SELECT {count}" if plan.counts_rows else plan.tag)
         return CommandComplete(f"INSERT 0 {count}" if plan.tag == "INSERT" else f"{plan.tag} {count}")
-
-    def _created_rows(self, plan: Plan) -> int:
-        assert plan.tree is not None
-        target = plan.tree.this
-        table = target.this if isinstance(target, exp.Schema) else target
-        return self._engine.command(exp.select("count(*)").from_(table.copy()).sql(dialect="duckdb"))
 
     def _describe(self, plan: Plan) -> tuple[Field, ...] | None:
         if plan.kind == "query":
@@ -603,6 +700,10 @@ class DuckSession:
             sql = to_duckdb(probe, self._ctx, [t[1] for t in plan.param_types], null_parameters=True)
             columns = self._engine.describe(sql)
             return fields_for(columns, align_names(plan.names, len(columns)))
+        if plan.kind == "explain":
+            return EXPLAIN_FIELDS
+        if plan.kind == "show":
+            return self._user.show(plan.statement)[0]
         stmt = plan.utility
         if isinstance(stmt, u.ShowVariable):
             return show_fields(stmt)
@@ -803,10 +904,24 @@ class DuckSession:
             )
         self._check_writable("COPY FROM")
         self._prepare_engine()
-        self._tx.before_write()
-        with self._running():
-            columns = target_columns(stmt, self._describe_sql)
-        sink = CopyInSink(
-            stmt, columns, self._engine, self._running, self.encode_options(), self._stop_timer, self._tx.record
+        item = self._user.copy_target(stmt.table)
+        columns = copy_columns(item, stmt.columns)
+        options = self.encode_options()
+        parser = copy_parser(
+            stmt, [c.type_oid for c in columns], [c.name for c in columns], [c.typmod for c in columns], options
         )
+
+        def sink_for(txn: Callable[[], WriteTxn], record: Callable[[Callable[[], object]], None]) -> StorageCopyInSink:
+            return StorageCopyInSink(
+                parser, item, columns, txn, self._engine, self._ctx, options=options, guard=self._running,
+                on_done=self._stop_timer, record=record,
+            )  # fmt: skip
+
+        sink: CopyInSinkApi
+        if self._tx.mode == "idle":
+            own = self._data.begin_write()
+            sink = CommittingSink(sink_for(lambda: own, lambda _replay: None), own, self._data.commit_write)
+        else:
+            self._tx.before_write()
+            sink = sink_for(self._storage_tx.writer, self._tx.record)
         return CopyIn(len(columns), sink, format=copy_format(stmt))

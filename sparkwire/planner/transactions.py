@@ -1,4 +1,4 @@
-"""The transaction state machine of one session, mapped onto engine transactions.
+"""The transaction state machine of one session, mapped onto the session's storage write transaction.
 
 States: idle (autocommit: each statement its own engine transaction), implicit (a multi-statement simple query
 or an extended-protocol sequence up to Sync: one transaction, opened lazily at the first write so that
@@ -24,13 +24,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from sparkwire import errors as e
-from sparkwire.engine.base import EngineConnection
 from sparkwire.planner.api import TransactionStatus
 from sparkwire.planner.schema_generation import SchemaGeneration
 
 Replay = Callable[[], object]
+
+
+class EngineTransaction(Protocol):
+    """What a block maps onto: the session's storage write transaction (planner/write_txn.py)."""
+
+    def begin(self) -> None: ...
+    def commit(self) -> None: ...
+    def rollback(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +48,7 @@ class _Savepoint:
 
 
 class Transactions:
-    def __init__(self, engine: EngineConnection, schema: SchemaGeneration) -> None:
+    def __init__(self, engine: EngineTransaction, schema: SchemaGeneration) -> None:
         self._engine = engine
         self._schema = schema
         self._ran_ddl = False  # this block executed DDL: its end changes what other sessions see

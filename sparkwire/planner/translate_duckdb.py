@@ -91,6 +91,20 @@ def _unqualify_builtins(node: exp.Expression, ctx: SessionContext) -> exp.Expres
     return node
 
 
+def _current_database(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`materialize.public.t` → `public.t`: DuckDB holds one database, whose shadows are named schema.relation."""
+    if isinstance(node, exp.Table) and node.catalog and node.catalog == ctx.database:
+        node.set("catalog", None)
+    return node
+
+
+def _int4_results(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """length() and friends are int4 in PostgreSQL; DuckDB returns BIGINT."""
+    if isinstance(node, exp.Length) and not isinstance(node.parent, exp.Cast):
+        return exp.Cast(this=node, to=exp.DataType.build("INTEGER"))
+    return node
+
+
 _SESSION_INFO_FUNCTIONS: dict[str, Callable[[SessionContext], str]] = {
     "version": lambda ctx: version_string(),
     "current_database": lambda ctx: ctx.database,
@@ -206,7 +220,9 @@ def _bytea_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression
 
 
 TRANSFORMS: tuple[Transform, ...] = (
+    _current_database,
     _unqualify_builtins,
+    _int4_results,
     _bytea_literals,
     _session_info,
     *introspection.TRANSFORMS,
@@ -269,7 +285,7 @@ def to_duckdb(
     """`null_parameters` replaces each `$n` by a NULL of its type: SQL to describe a statement with."""
     out = tree.copy()
     for transform in TRANSFORMS:
-        out = out.transform(partial(_apply, transform, ctx))
+        out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy
     if duck_param_types:
         out = _typed_parameters(out, duck_param_types, null_parameters)
     return out.sql(dialect="duckdb")

@@ -186,6 +186,30 @@ def text_casts(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
+def integer_casts(tree: exp.Expr) -> exp.Expr:
+    """numeric → integer rounds half away from zero in PostgreSQL, float → integer rounds half to even (rint);
+    Spark truncates both."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Cast) or node.to.this not in INTEGER_CASTS:
+            return node
+        source = _type_of(node.this)
+        inner = node.this
+        while isinstance(inner, exp.Paren | exp.Neg):
+            inner = inner.this
+        literal = isinstance(inner, exp.Literal) and not inner.is_string  # 2.5 is numeric in PostgreSQL
+        if source == exp.DType.DECIMAL or (literal and source in FLOAT_TYPES):
+            node.set("this", _fn("ROUND", node.this.copy(), exp.Literal.number(0)))
+        elif source in FLOAT_TYPES:
+            node.set("this", _fn("BROUND", node.this.copy(), exp.Literal.number(0)))
+        return node
+
+    return tree.transform(rewrite, copy=False)
+
+
+INTEGER_CASTS = frozenset({exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT})
+
+
 # ---- ANY / ALL ---------------------------------------------------------------------------------------------------
 
 
@@ -508,6 +532,7 @@ RULES: tuple[Rule, ...] = (
     concatenation,
     date_difference,
     substring_bounds,
+    integer_casts,
     text_casts,
     any_all,
     ordered_array_agg,

@@ -23,6 +23,7 @@ from functools import cache
 
 from sparkwire import errors as e
 from sparkwire.planner.api import ParameterStatusSink
+from sparkwire.planner.notice_service import NOTICE_VARIABLES
 from sparkwire.version import SERVER_VERSION, SERVER_VERSION_NUM
 
 Normalizer = Callable[[str, str], str]  # (canonical name, proposed value) -> canonical value
@@ -321,6 +322,7 @@ VARIABLES: tuple[Variable, ...] = (
         _ISOLATION,
     ),
     Variable("transaction_read_only", "off", "Sets the current transaction's read-only status.", _boolean),
+    *(Variable(name, default, description, _boolean) for name, default, description in NOTICE_VARIABLES),
 )
 
 _BY_NAME: dict[str, Variable] = {v.name.lower(): v for v in VARIABLES}
@@ -335,6 +337,8 @@ def lookup(name: str) -> Variable:
     """The variable called `name` (any case, aliases allowed) or 42704."""
     key = name.strip().lower()
     found = _BY_NAME.get(_ALIASES.get(key, key))
+    if found is None and key.startswith("spark."):
+        raise e.InsufficientPrivilege(f'permission denied to set parameter "{name}"')
     if found is None:
         raise e.UndefinedObject(f'unrecognized configuration parameter "{name}"')
     return found

@@ -157,7 +157,7 @@ class Storage:
             return next(self._file_numbers)
 
     def begin(self) -> WriteTxn:
-        return WriteTxn(self._root, self._state, self._allocate_file_no, self._commit)
+        return WriteTxn(self._root, self._state, self._allocate_file_no, self._commit, lambda: self._state)
 
     def _validate(self, state: StorageState, change: TableChange, base_ts: int, dependent: bool) -> None:
         table = state.tables.get(change.table_id)

@@ -34,7 +34,15 @@ from sparkwire.errors import (
 )
 from sparkwire.storage.changes import TableChange
 from sparkwire.storage.files import ROW_ID_COLUMN, data_path, read_data_files, write_data_file
-from sparkwire.storage.model import NO_POSITIONS, DataFile, Positions, StorageState, frozen_positions, split_row_ids
+from sparkwire.storage.model import (
+    NO_POSITIONS,
+    DataFile,
+    Positions,
+    StorageState,
+    TableRecord,
+    frozen_positions,
+    split_row_ids,
+)
 
 MaskFn: TypeAlias = Callable[[pa.Table], Any]
 """Row-wise predicate: an Arrow table in, a boolean array (or anything `pa.array` accepts) of the same length out."""
@@ -93,9 +101,17 @@ def _mask(selected: Any, rows: int) -> np.ndarray[Any, np.dtype[np.bool_]]:
 
 
 class WriteTxn:
-    def __init__(self, root: Path, base: StorageState, allocate_file_no: Callable[[], int], committer: Committer):
+    def __init__(
+        self,
+        root: Path,
+        base: StorageState,
+        allocate_file_no: Callable[[], int],
+        committer: Committer,
+        latest: Callable[[], StorageState] | None = None,
+    ):
         self._root = root
         self._base = base
+        self._latest = latest or (lambda: base)
         self._allocate = allocate_file_no
         self._committer = committer
         self._views: dict[str, _TableView] = {}
@@ -106,14 +122,19 @@ class WriteTxn:
     def base_ts(self) -> int:
         return self._base.latest_ts
 
+    def _table(self, table_id: str) -> TableRecord:
+        """The table at the base, or as created after it (empty at the base: its files all came later)."""
+        table = self._base.tables.get(table_id) or self._latest().tables.get(table_id)
+        if table is None:
+            raise UndefinedTable(f"storage table {table_id!r} does not exist")
+        return table
+
     def _view(self, table_id: str) -> _TableView:
         if not self._open:
             raise InvalidTransactionState("the storage transaction is already finished")
         view = self._views.get(table_id)
         if view is None:
-            table = self._base.tables.get(table_id)
-            if table is None:
-                raise UndefinedTable(f"storage table {table_id!r} does not exist")
+            table = self._table(table_id)
             ts = self._base.latest_ts
             files = {
                 no: _ViewFile(record.rows, record.deleted_at(ts), pending=False)
@@ -127,6 +148,30 @@ class WriteTxn:
         return [
             DataFile(data_path(self._root, table_id, no), no, f.rows, f.deleted) for no, f in sorted(view.files.items())
         ]
+
+    def data_files(self, table_id: str) -> list[DataFile]:
+        """The data files of `table_id` as this transaction sees them (its own pending files included), oldest
+        first, with their deleted positions; for an engine that reads Parquet itself (see `spark_reader`)."""
+        if not self._open:
+            raise InvalidTransactionState("the storage transaction is already finished")
+        view = self._views.get(table_id)
+        if view is not None:
+            return self._data_files(table_id, view)
+        table = self._table(table_id)
+        ts = self._base.latest_ts
+        return [
+            DataFile(data_path(self._root, table_id, no), no, record.rows, record.deleted_at(ts))
+            for no, record in sorted(table.files.items())
+            if record.visible_at(ts)
+        ]
+
+    def written_tables(self) -> frozenset[str]:
+        """The tables this transaction has changed so far (appended, deleted or replaced rows)."""
+        return frozenset(
+            table_id
+            for table_id, view in self._views.items()
+            if view.removed or view.changed or any(f.pending for f in view.files.values())
+        )
 
     def _read(self, view: _TableView, files: list[DataFile], columns: list[str] | None, row_ids: bool) -> pa.Table:
         try:
@@ -225,6 +270,16 @@ class WriteTxn:
     def abort(self) -> None:
         self._finish()
         self._discard()
+
+    def forget_tables(self, keep: frozenset[str]) -> None:
+        """Drop this transaction's changes to every table not in `keep` (tables dropped while it was open: their
+        writes have nowhere to go), deleting the files it wrote for them."""
+        for table_id in [t for t in self._views if t not in keep]:
+            del self._views[table_id]
+            directory = data_path(self._root, table_id, 0).parent
+            for path in [p for p in self._written if p.parent == directory]:
+                path.unlink(missing_ok=True)
+                self._written.remove(path)
 
     def _discard(self) -> None:
         for path in self._written:

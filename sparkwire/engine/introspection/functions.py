@@ -2,27 +2,39 @@
 
 Contract: `install(engine, state)` registers every function in `UDFS` and `STATE_UDFS`; `rewrite` turns calls of
 the PostgreSQL name into calls of the UDF. Each follows PostgreSQL 15 for the objects the store knows (types of the
-pgtypes registry, builtin relations of `relations`, roles): `to_regtype`/`to_regclass` return the OID or NULL
-(an unqualified relation name resolves in the implicitly searched mz_catalog and pg_catalog only),
+pgtypes registry, builtin relations of `relations`, the catalog's items, roles): `to_regtype`/`to_regclass`
+return the OID or NULL (an unqualified relation name resolves in the implicitly searched mz_catalog and pg_catalog,
+then in the session's schema),
 `regtype_out`/`regclass_out` the text `::regtype::text` / `::regclass::text` print (the OID itself when unknown,
 `-` for 0),
 `format_type(oid, typmod)` distinguishes a NULL typmod (`character`) from -1 (`bpchar`) as PostgreSQL does,
 `pg_get_userbyid` names the roles of the catalog's committed state (the store's listener passes it, see
 `STATE_UDFS`) and answers `unknown (OID=n)` for unknown roles, `pg_encoding_to_char` knows UTF8 only (the only
 encoding sparkwire speaks) and returns '' otherwise, `pg_type_is_visible` is true for known types (all live in
-pg_catalog, which is always searched) and NULL otherwise. `lookup_type` and `lookup_relation` raise PostgreSQL's
-errors (42704, 42P01) for the `'name'::regtype` literals the rewrite resolves while planning.
+pg_catalog, which is always searched) and NULL otherwise; the pg_proc functions (`function_info`, also
+pg_get_ruledef and pg_get_statisticsobjdef_columns) answer NULL, as for any OID that names no function, rule or
+statistics object; the size functions answer 0 (`no_object_size`), pg_size_pretty prints as PostgreSQL 15,
+pg_relation_is_publishable is false, pg_get_serial_sequence NULL, pg_collation_is_visible true for pg_collation's
+rows, parse_ident splits a qualified name. `to_regclass` / `regclass_in` / `regclass_out` read the catalog state
+too (user relations, searched in the session's database and schema, which the rewrite passes), as do
+`pg_get_viewdef` (the view's query as written) and `pg_get_indexdef` (CREATE INDEX, or the n-th key).
+`lookup_type` raises PostgreSQL's 42704 for the `'name'::regtype` literals the rewrite resolves while planning;
+`lookup_relation` resolves builtin relation names then (others resolve in the catalog when the query runs).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sparkwire import errors as e
 from sparkwire.catalog import CatalogState
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
-from sparkwire.catalog.builtins_pg import UTF8_ENCODING
+from sparkwire.catalog.builtins_pg import COLLATION_OIDS, UTF8_ENCODING
+from sparkwire.catalog.builtins_pg_items import index_definition
+from sparkwire.catalog.builtins_relation import quote_ident, view_definition
+from sparkwire.catalog.objects import Item
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.introspection.relations import RELATIONS
 from sparkwire.pgtypes.registry import format_type, parse_type_name, type_by_oid
@@ -87,29 +99,75 @@ def _relation_key(name: str) -> tuple[str | None, str]:
     return (schema.strip('"') if dot else None), relname.strip('"')
 
 
-def to_regclass(name: str | None) -> int | None:
-    if name is None:
-        return None
-    schema, relname = _relation_key(name)
+def _builtin_relation(schema: str | None, relname: str) -> int | None:
     for rel in RELATIONS:
         if rel.name == relname and (schema == rel.schema or (schema is None and rel.schema in IMPLICIT_SEARCH_SCHEMAS)):
             return rel.oid
     return None
 
 
-def lookup_relation(name: str) -> int:
-    found = to_regclass(name)
-    if found is None:
+def _user_relation(state: CatalogState, schema: str | None, relname: str, database: str, search: str) -> int | None:
+    try:
+        item = state.lookup_item(relname, current_database=database, search_path=(search,), schema=schema)
+    except e.PgError:
+        return None
+    return item.oid if item is not None and item.kind in _RELATION_KINDS else None
+
+
+_RELATION_KINDS = frozenset({"table", "source", "view", "materialized-view", "index"})
+
+
+def to_regclass(state: CatalogState, name: str | None, database: str, search: str) -> int | None:
+    """The relation's OID: builtin relations (unqualified names search mz_catalog and pg_catalog), then the
+    catalog's items (unqualified names search the session schema `search` of `database`); NULL when unknown."""
+    if name is None:
+        return None
+    schema, relname = _relation_key(name)
+    found = _builtin_relation(schema, relname)
+    return found if found is not None else _user_relation(state, schema, relname, database, search)
+
+
+def lookup_relation(name: str) -> int | None:
+    """A builtin relation's OID, for `'name'::regclass` literals resolved while planning; None otherwise."""
+    schema, relname = _relation_key(name)
+    return _builtin_relation(schema, relname)
+
+
+def regclass_in(state: CatalogState, name: str | None, database: str, search: str) -> int | None:
+    """`'name'::regclass` of a name that is not a builtin relation: its OID or PostgreSQL's 42P01."""
+    found = to_regclass(state, name, database, search)
+    if found is None and name is not None:
         raise e.UndefinedTable(f'relation "{name}" does not exist')
     return found
 
 
-def regclass_out(oid: int | None) -> str | None:
+def regclass_out(state: CatalogState, oid: int | None, database: str, search: str) -> str | None:
+    """`::regclass::text`: the relation's name, schema-qualified when its plain name does not resolve to it."""
     if oid is None:
         return None
     if oid == 0:
         return "-"
-    return next((rel.name for rel in RELATIONS if rel.oid == oid), str(oid))
+    builtin = next((rel.name for rel in RELATIONS if rel.oid == oid), None)
+    if builtin is not None:
+        return builtin
+    item = _items_by_oid(state).get(oid)
+    if item is None:
+        return str(oid)
+    if _user_relation(state, None, item.name, database, search) == oid:
+        return item.name
+    return f"{state.schemas[item.schema_id].name}.{item.name}"
+
+
+_BY_OID: dict[int, tuple[CatalogState, dict[int, Item]]] = {}
+
+
+def _items_by_oid(state: CatalogState) -> dict[int, Item]:
+    """The state's relations by OID, memoized for the latest state seen (states are immutable)."""
+    cached = _BY_OID.get(0)
+    if cached is None or cached[0] is not state:
+        cached = (state, {item.oid: item for item in state.items.values() if item.kind in _RELATION_KINDS})
+        _BY_OID[0] = cached
+    return cached[1]
 
 
 def pg_get_userbyid(state: CatalogState, oid: int | None) -> str | None:
@@ -128,6 +186,87 @@ def pg_type_is_visible(oid: int | None) -> bool | None:
     return True if oid is not None and _known(oid) else None
 
 
+def function_info(oid: int | None) -> str | None:
+    """pg_get_function_result / pg_get_function_arguments / pg_function_is_visible: NULL, as PostgreSQL answers
+    for an OID that names no function (pg_proc lists none)."""
+    return None
+
+
+def pg_get_viewdef(state: CatalogState, oid: int | None) -> str | None:
+    """A view's or materialized view's query as written (PostgreSQL deparses it; sparkwire keeps the text)."""
+    item = _items_by_oid(state).get(oid) if oid is not None else None
+    if item is None or item.kind not in ("view", "materialized-view"):
+        return None
+    return " " + view_definition(item.create_sql)
+
+
+def pg_get_indexdef(state: CatalogState, oid: int | None, column: int | None, pretty: bool | None) -> str | None:
+    """Column 0: the index's CREATE INDEX statement; column n: the n-th key (a column name or an expression)."""
+    item = _items_by_oid(state).get(oid) if oid is not None else None
+    if item is None or item.kind != "index":
+        return None
+    if not column:
+        return index_definition(state, item)
+    if column > len(item.keys):
+        return ""
+    return item.keys[column - 1]
+
+
+def sql_quote_ident(name: str | None) -> str | None:
+    return None if name is None else quote_ident(name)
+
+
+def no_object_size(oid: object) -> int | None:
+    """pg_table_size / pg_database_size / …: 0 for every object (the store does not see storage's files)."""
+    return None if oid is None else 0
+
+
+def pg_collation_is_visible(oid: int | None) -> bool | None:
+    """True for the collations of pg_collation (all live in pg_catalog), NULL for other OIDs."""
+    return None if oid is None or oid not in COLLATION_OIDS else True
+
+
+def parse_ident(text: str | None) -> list[str] | None:
+    """PostgreSQL's parse_ident (strict): the dot-separated identifiers, unquoted ones folded to lower case."""
+    if text is None:
+        return None
+    parts: list[str] = []
+    for match in re.finditer(r'\s*(?:"((?:[^"]|"")*)"|([^."\s]+))\s*(\.|$)', text):
+        quoted, plain, dot = match.groups()
+        parts.append(quoted.replace('""', '"') if quoted is not None else plain.lower())
+        if not dot:
+            break
+    return parts
+
+
+def no_sequence(table: str | None, column: str | None) -> str | None:
+    """pg_get_serial_sequence: NULL, no column owns a sequence (sparkwire has none)."""
+    return None
+
+
+def no_publication(oid: int | None) -> bool | None:
+    """pg_relation_is_publishable: false, sparkwire has no logical replication."""
+    return None if oid is None else False
+
+
+def _half_rounded(value: int) -> int:
+    return int((value + (-1 if value < 0 else 1)) / 2)
+
+
+def pg_size_pretty(size: int | None) -> str | None:
+    """PostgreSQL 15's pg_size_pretty(bigint): bytes below 10 kB, then kB, MB, GB, TB, half-rounded."""
+    if size is None:
+        return None
+    if abs(size) < 10 * 1024:
+        return f"{size} bytes"
+    size >>= 9
+    for unit in ("kB", "MB", "GB"):
+        if abs(size) < 20 * 1024 - 1:
+            return f"{_half_rounded(size)} {unit}"
+        size >>= 10
+    return f"{_half_rounded(size)} TB"
+
+
 @dataclass(frozen=True, slots=True)
 class Udf:
     fn: Callable[..., object]
@@ -137,18 +276,39 @@ class Udf:
 
 UDFS: dict[str, Udf] = {
     "to_regtype": Udf(to_regtype, ["VARCHAR"], "UINTEGER"),
-    "to_regclass": Udf(to_regclass, ["VARCHAR"], "UINTEGER"),
     "regtype_out": Udf(regtype_out, ["BIGINT"], "VARCHAR"),
-    "regclass_out": Udf(regclass_out, ["BIGINT"], "VARCHAR"),
     "format_type": Udf(sql_format_type, ["BIGINT", "INTEGER"], "VARCHAR"),
     "pg_encoding_to_char": Udf(pg_encoding_to_char, ["INTEGER"], "VARCHAR"),
     "pg_type_is_visible": Udf(pg_type_is_visible, ["BIGINT"], "BOOLEAN"),
+    "quote_ident": Udf(sql_quote_ident, ["VARCHAR"], "VARCHAR"),
+    "pg_get_function_result": Udf(function_info, ["BIGINT"], "VARCHAR"),
+    "pg_get_function_arguments": Udf(function_info, ["BIGINT"], "VARCHAR"),
+    "pg_get_function_identity_arguments": Udf(function_info, ["BIGINT"], "VARCHAR"),
+    "pg_function_is_visible": Udf(function_info, ["BIGINT"], "BOOLEAN"),
+    "pg_get_ruledef": Udf(function_info, ["BIGINT"], "VARCHAR"),
+    "pg_get_function_sqlbody": Udf(function_info, ["BIGINT"], "VARCHAR"),
+    "pg_get_statisticsobjdef_columns": Udf(function_info, ["BIGINT"], "VARCHAR"),
+    "pg_table_size": Udf(no_object_size, ["BIGINT"], "BIGINT"),
+    "pg_relation_size": Udf(no_object_size, ["BIGINT"], "BIGINT"),
+    "pg_total_relation_size": Udf(no_object_size, ["BIGINT"], "BIGINT"),
+    "pg_indexes_size": Udf(no_object_size, ["BIGINT"], "BIGINT"),
+    "pg_database_size": Udf(no_object_size, ["VARCHAR"], "BIGINT"),
+    "pg_size_pretty": Udf(pg_size_pretty, ["BIGINT"], "VARCHAR"),
+    "pg_relation_is_publishable": Udf(no_publication, ["BIGINT"], "BOOLEAN"),
+    "pg_collation_is_visible": Udf(pg_collation_is_visible, ["BIGINT"], "BOOLEAN"),
+    "parse_ident": Udf(parse_ident, ["VARCHAR"], "VARCHAR[]"),
+    "pg_get_serial_sequence": Udf(no_sequence, ["VARCHAR", "VARCHAR"], "VARCHAR"),
 }
 
 
 # Functions of the catalog state: `fn(state, *args)`.
 STATE_UDFS: dict[str, Udf] = {
     "pg_get_userbyid": Udf(pg_get_userbyid, ["BIGINT"], "VARCHAR"),
+    "pg_get_viewdef": Udf(pg_get_viewdef, ["BIGINT"], "VARCHAR"),
+    "pg_get_indexdef": Udf(pg_get_indexdef, ["BIGINT", "BIGINT", "BOOLEAN"], "VARCHAR"),
+    "to_regclass": Udf(to_regclass, ["VARCHAR", "VARCHAR", "VARCHAR"], "UINTEGER"),
+    "regclass_in": Udf(regclass_in, ["VARCHAR", "VARCHAR", "VARCHAR"], "UINTEGER"),
+    "regclass_out": Udf(regclass_out, ["BIGINT", "VARCHAR", "VARCHAR"], "VARCHAR"),
 }
 
 
@@ -156,8 +316,13 @@ def udf_name(function: str) -> str:
     return "sw_" + function
 
 
-def _bound(fn: Callable[..., object], state: Callable[[], CatalogState]) -> Callable[..., object]:
-    return lambda *args: fn(state(), *args)
+def _bound(fn: Callable[..., object], arity: int, state: Callable[[], CatalogState]) -> Callable[..., object]:
+    """`fn(state(), *args)` with exactly `arity` parameters: DuckDB reads a UDF's arity from its signature."""
+    if arity == 1:
+        return lambda a: fn(state(), a)
+    if arity == 3:
+        return lambda a, b, c: fn(state(), a, b, c)
+    raise ValueError(f"no binding for {arity} arguments")
 
 
 def install(engine: DuckDBEngine, state: Callable[[], CatalogState]) -> None:
@@ -165,4 +330,6 @@ def install(engine: DuckDBEngine, state: Callable[[], CatalogState]) -> None:
     for name, udf in UDFS.items():
         engine.register_function(udf_name(name), udf.fn, udf.params, udf.returns, null_handling=True)
     for name, udf in STATE_UDFS.items():
-        engine.register_function(udf_name(name), _bound(udf.fn, state), udf.params, udf.returns, null_handling=True)
+        engine.register_function(
+            udf_name(name), _bound(udf.fn, len(udf.params), state), udf.params, udf.returns, null_handling=True
+        )

@@ -3,12 +3,14 @@
 Contract: `StoreListener(con, state)` takes a connection of its own to the engine's database (the store must exist,
 see `store.install`) and fills every relation of `relations.STATE_RELATIONS` from `state` (the full rebuild; it
 replaces whatever the tables held). Registered with `Catalog.add_listener`, it follows the catalog's two phases:
-`prepare` renders the new state's rows, diffs them against the rows it holds for the committed state, and applies
-the differences (one DELETE of the removed rows, one INSERT of the added ones per changed relation) inside a
-DuckDB transaction it leaves open; `commit` commits it and adopts the new state; `abort` rolls it back (also when
-its own `prepare` failed half way), so the store never shows a state the catalog did not commit. Readers on other
-connections see the old rows until `commit` (DuckDB's snapshot isolation). `state` is the committed state. Only
-the catalog's writer calls prepare/commit/abort (under the catalog lock), so the listener needs no lock of its own.
+`prepare` renders the new state's rows (cheap: the relations memoize rows per item), diffs them against the rows it
+holds for the committed state, and applies the differences (one DELETE of the removed rows, one INSERT of the added
+ones per changed relation, sent to the engine as one script: per-statement overhead, not row counts, dominates DDL
+with many objects) inside a DuckDB transaction it leaves open; `commit` commits it and adopts the new state;
+`abort` rolls it back (also when its own `prepare` failed half way), so the store never shows a state the catalog
+did not commit. Readers on other connections see the old rows until `commit` (DuckDB's snapshot isolation).
+`state` is the committed state. Only the catalog's writer calls prepare/commit/abort (under the catalog lock), so
+the listener needs no lock of its own.
 """
 
 from __future__ import annotations
@@ -26,8 +28,15 @@ def _render(state: CatalogState) -> RelationRows:
     return {table_sql(rel): frozenset(rel.rows(state)) for rel in STATE_RELATIONS}
 
 
-def _staging(rel: BuiltinRelation) -> str:
-    return quoted(f"sw_removed_{rel.schema}_{rel.name}")
+def _insert_sql(rel: BuiltinRelation, table: str, view: str) -> str:
+    return f"INSERT INTO {table} ({', '.join(column_sqls(rel))}) SELECT * FROM {view}"
+
+
+def _delete_sql(rel: BuiltinRelation, table: str, view: str) -> str:
+    """Delete the rows of `table` equal (NULLs too) to a row of `view`."""
+    alias = quoted(rel.name)
+    match = " AND ".join(f"{alias}.{c} IS NOT DISTINCT FROM {view}.{c}" for c in column_sqls(rel))
+    return f"DELETE FROM {table} AS {alias} USING {view} WHERE {match}"
 
 
 class StoreListener:
@@ -37,8 +46,6 @@ class StoreListener:
         self._rows = _render(state)
         self._pending: tuple[CatalogState, RelationRows] | None = None
         self._open = False
-        for rel in STATE_RELATIONS:
-            con.command(f"CREATE OR REPLACE TEMP TABLE {_staging(rel)} AS SELECT * FROM {table_sql(rel)} LIMIT 0")
         self._rebuild()
 
     @property
@@ -61,26 +68,30 @@ class StoreListener:
         if rows:
             self._con.insert_arrow(table, column_sqls(rel), arrow_rows(rel, rows))
 
-    def _delete(self, rel: BuiltinRelation, table: str, rows: frozenset[Row]) -> None:
-        if not rows:
-            return
-        staging = _staging(rel)
-        self._con.command(f"DELETE FROM {staging}")
-        self._con.insert_arrow(staging, column_sqls(rel), arrow_rows(rel, rows))
-        alias = quoted(rel.name)
-        match = " AND ".join(f"{alias}.{c} IS NOT DISTINCT FROM {staging}.{c}" for c in column_sqls(rel))
-        self._con.command(f"DELETE FROM {table} USING {staging} WHERE {match}")
-
     def prepare(self, change: CatalogChange) -> None:
         rows = _render(change.new)
         self._con.begin()
         self._open = True
-        for rel in STATE_RELATIONS:
-            table = table_sql(rel)
-            old, new = self._rows[table], rows[table]
-            if old != new:
-                self._delete(rel, table, old - new)
-                self._insert(rel, table, new - old)
+        statements: list[str] = []
+        views: list[str] = []
+        try:
+            for rel in STATE_RELATIONS:
+                table = table_sql(rel)
+                old, new = self._rows[table], rows[table]
+                if old == new:
+                    continue
+                for removed, changed in ((True, old - new), (False, new - old)):
+                    if not changed:
+                        continue
+                    view = f"sw_listener_{len(views)}"
+                    self._con.register_arrow(view, arrow_rows(rel, changed))
+                    views.append(view)
+                    statements.append(_delete_sql(rel, table, view) if removed else _insert_sql(rel, table, view))
+            if statements:  # one engine call for the whole change: DDL stays fast with many objects
+                self._con.command(";\n".join(statements))
+        finally:
+            for view in views:
+                self._con.unregister(view)
         self._pending = (change.new, rows)
 
     def commit(self, change: CatalogChange) -> None:

@@ -6,9 +6,16 @@ from __future__ import annotations
 
 from sparkwire.catalog.builtins_info import INFO_RELATIONS
 from sparkwire.catalog.builtins_mz import MZ_RELATIONS
+from sparkwire.catalog.builtins_notices import NOTICE_RELATIONS
 from sparkwire.catalog.builtins_pg import BUILTIN_RELATIONS
 from sparkwire.catalog.builtins_pg_items import PG_ITEM_RELATIONS
 from sparkwire.catalog.builtins_relation import BuiltinRelation
 
-RELATIONS: tuple[BuiltinRelation, ...] = (*BUILTIN_RELATIONS, *PG_ITEM_RELATIONS, *INFO_RELATIONS, *MZ_RELATIONS)
+RELATIONS: tuple[BuiltinRelation, ...] = (
+    *BUILTIN_RELATIONS,
+    *PG_ITEM_RELATIONS,
+    *INFO_RELATIONS,
+    *MZ_RELATIONS,
+    *NOTICE_RELATIONS,
+)
 STATE_RELATIONS: tuple[BuiltinRelation, ...] = tuple(rel for rel in RELATIONS if rel.from_state)

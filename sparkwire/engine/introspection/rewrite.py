@@ -1,18 +1,28 @@
 """The sqlglot pass that points PostgreSQL catalog SQL at the introspection store.
 
 Contract: every function here is a pure node transform `(node, ctx) → node` for `translate_duckdb.TRANSFORMS` (`ctx`
-needs only `schema`, the session's current schema):
+needs only `database` and `schema`, the session's current database and schema):
+- `fold_identifiers`: unquoted identifiers fold to lower case, as PostgreSQL folds them (DuckDB keeps their case,
+  which shows in result column names: `SELECT 1 AS TABLE_SCHEM` is column `table_schem`).
 - `builtin_tables`: a table named `pg_catalog.X`, or an unqualified `X` that is not a CTE in scope, where X is a
   builtin relation → the store's table (see tables.py for the naming), aliased X when it was qualified, so that
   columns written `pg_catalog.X.col` (SQLAlchemy does) become `X.col`; pg_settings becomes a subquery whose
   `setting` is `current_setting(name, true)` (so this pass runs before the session-function pass); a builtin
   relation, a builtin schema or the store itself as the target of INSERT/UPDATE/DELETE/CREATE/DROP/ALTER/TRUNCATE →
-  42501, as in Materialize.
+  42501, as in Materialize; a table function written `pg_catalog.f(…)` (psql's `pg_catalog.unnest`) → `f(…)`.
 - `catalog_functions`: to_regtype, to_regclass, format_type, pg_get_userbyid, pg_encoding_to_char,
-  pg_type_is_visible → the store's UDFs (functions.py); current_schemas(bool) → the schema list.
-- `object_casts`: `'name'::regtype` / `'name'::regclass` resolve while planning (42704 / 42P01 for unknown names, as
-  PostgreSQL); `x::regtype::text` / `x::regclass::text` print names; any other cast to an OID alias type (regtype,
-  regclass, regproc, regnamespace, …) is a cast to the OID's value.
+  pg_type_is_visible, pg_get_function_result, … → the store's UDFs (functions.py), also when written
+  `pg_catalog.f(…)`; pg_get_expr(expr, rel) → expr; information_schema._pg_expandarray(a) → zipped UNNESTs;
+  array_lower / array_upper → the bound of dimension 1; json_build_object → DuckDB's json_object;
+  current_schemas(bool) → the schema list.
+- `qualified_types`: a cast to a schema-qualified builtin type (`x::pg_catalog.regtype`, `::pg_catalog.text`, as
+  psql writes them) → the same cast to the unqualified type.
+- `object_casts`: `'name'::regtype` and `'name'::regclass` of a builtin relation resolve while planning (42704 for
+  unknown types, as PostgreSQL); `'name'::regclass` of another name resolves in the catalog when it runs (42P01
+  when unknown), as does `$n::regclass` (`$n::regtype`: NULL when unknown); `x::regtype::text` /
+  `x::regclass::text` print names; any other cast to an OID alias type (regtype, regclass, regnamespace, …) is a
+  cast to the OID's value, except regproc, whose value is the function's name (`'pg_catalog.array_in'::regproc` →
+  `'array_in'`).
 - `operators`: `OPERATOR(pg_catalog.op)` → the plain operator; `collations`: `COLLATE pg_catalog.default` (and
   default, "C", "POSIX") are dropped: DuckDB compares binary, which is what those collations mean here.
 """
@@ -22,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+import sqlglot
 from sqlglot import exp
 
 from sparkwire import errors as e
@@ -33,6 +44,9 @@ from sparkwire.engine.introspection.tables import STORE_CATALOG, engine_name
 
 
 class Context(Protocol):
+    @property
+    def database(self) -> str: ...
+
     @property
     def schema(self) -> str: ...
 
@@ -93,9 +107,19 @@ def _qualified_column(node: exp.Column) -> exp.Expression:
     return node
 
 
+def fold_identifiers(node: exp.Expression, ctx: Context) -> exp.Expression:
+    if isinstance(node, exp.Identifier) and not node.quoted and node.this != node.this.lower():
+        return exp.Identifier(this=node.this.lower(), quoted=False)
+    return node
+
+
 def builtin_tables(node: exp.Expression, ctx: Context) -> exp.Expression:
     if isinstance(node, exp.Column):
         return _qualified_column(node)
+    if isinstance(node, exp.Table) and isinstance(node.this, exp.Func) and node.db.lower() == "pg_catalog":
+        unqualified = node.copy()
+        unqualified.set("db", None)
+        return unqualified
     if not isinstance(node, exp.Table) or not isinstance(node.this, exp.Identifier) or node.catalog:
         _check_catalog_write(node)
         return node
@@ -106,6 +130,8 @@ def builtin_tables(node: exp.Expression, ctx: Context) -> exp.Expression:
     if rel is None:
         return node
     routed = node.copy()
+    # `(a JOIN b ON …)` hangs the joins on table a: the pass does not revisit what a replaced node holds
+    routed.set("joins", [join.transform(builtin_tables, ctx) for join in routed.args.get("joins") or []] or None)
     routed.set("catalog", exp.to_identifier(STORE_CATALOG))
     routed.set("db", exp.to_identifier(engine_name(rel.schema)))
     if rel.name == PG_SETTINGS:
@@ -133,7 +159,13 @@ def _check_catalog_write(node: exp.Expression) -> None:
         _check_writable(node, node.catalog.lower() == STORE_CATALOG)
 
 
-_UDF_FUNCTIONS = (frozenset(f.UDFS) | frozenset(f.STATE_UDFS)) - {"regtype_out", "regclass_out"}
+_UDF_FUNCTIONS = (frozenset(f.UDFS) | frozenset(f.STATE_UDFS)) - {
+    "regtype_out",
+    "regclass_out",
+    "regclass_in",
+    "to_regclass",
+    "pg_get_viewdef",
+}
 
 
 def _current_schemas_flag(node: exp.Expression) -> exp.Expression | None:
@@ -147,8 +179,29 @@ def _current_schemas_flag(node: exp.Expression) -> exp.Expression | None:
 
 
 def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
+    expanded = _expandarray(node)
+    if expanded is not None:
+        return expanded
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_indexdef" and len(node.expressions) == 1:
+        return _udf("pg_get_indexdef", node.expressions[0], exp.Literal.number(0), exp.false())
+    if isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier) and node.this.name.lower() == "pg_catalog":
+        called = node.expression
+        return catalog_functions(called, ctx) if isinstance(called, exp.Anonymous) else node
     if isinstance(node, exp.Anonymous) and node.name.lower() in _UDF_FUNCTIONS:
-        return exp.Anonymous(this=f.udf_name(node.name.lower()), expressions=list(node.expressions))
+        name = node.name.lower()
+        arity = len((f.UDFS.get(name) or f.STATE_UDFS[name]).params)
+        # trailing optional flags (`pretty`) change nothing here; the arguments are not revisited by the pass
+        return _udf(name, *(arg.transform(catalog_functions, ctx) for arg in node.expressions[:arity]))
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ("array_lower", "array_upper"):
+        return _array_bound(node)
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "json_build_object":
+        return exp.Anonymous(this="json_object", expressions=list(node.expressions))
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "to_regclass" and len(node.expressions) == 1:
+        return _udf("to_regclass", node.expressions[0], *_session_args(ctx))
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_expr" and len(node.expressions) >= 2:
+        return exp.Cast(this=node.expressions[0], to=exp.DataType.build("VARCHAR", dialect="duckdb"))
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_viewdef" and node.expressions:
+        return _udf("pg_get_viewdef", _relation_oid(node.expressions[0], ctx))
     flag = _current_schemas_flag(node)
     if flag is not None:
         implicit = [*IMPLICIT_SEARCH_SCHEMAS, ctx.schema]
@@ -160,10 +213,57 @@ def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
     return node
 
 
-_OBJECT_TYPES: dict[str, tuple[Callable[[str], int], str]] = {
-    "REGTYPE": (f.lookup_type, "regtype_out"),
-    "REGCLASS": (f.lookup_relation, "regclass_out"),
-}
+_EXPANDED = sqlglot.parse_one(
+    "{'x': UNNEST(sw_array), 'n': CAST(UNNEST(GENERATE_SERIES(1, LEN(sw_array))) AS INTEGER)}", read="duckdb"
+)
+
+
+def _expandarray(node: exp.Expression) -> exp.Expression | None:
+    """information_schema._pg_expandarray(a): one (x, n) row per element, as a struct of two zipped UNNESTs
+    (DuckDB runs the set-returning calls of one select list in lockstep, as PostgreSQL does)."""
+    if isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier):
+        if node.this.name.lower() != "information_schema":
+            return None
+        node = node.expression
+    if not (isinstance(node, exp.Anonymous) and node.name.lower() == "_pg_expandarray" and len(node.expressions) == 1):
+        return None
+    array = node.expressions[0]
+    expanded: exp.Expression = _EXPANDED.transform(
+        lambda n: array.copy() if isinstance(n, exp.Column) and n.name == "sw_array" else n
+    )
+    return expanded
+
+
+def _array_bound(node: exp.Anonymous) -> exp.Expression:
+    """array_lower / array_upper of dimension 1: 1 / the length, NULL for an empty array (as PostgreSQL)."""
+    array, dimension = [*node.expressions, exp.Literal.number(1)][:2]
+    length = exp.Anonymous(this="len", expressions=[array])
+    bound = exp.Literal.number(1) if node.name.lower() == "array_lower" else length
+    first = exp.and_(
+        exp.EQ(this=dimension, expression=exp.Literal.number(1)),
+        exp.GT(this=length.copy(), expression=exp.Literal.number(0)),
+    )
+    return exp.Case(ifs=[exp.If(this=first, true=bound)])
+
+
+def _relation_oid(arg: exp.Expression, ctx: Context) -> exp.Expression:
+    """pg_get_viewdef's argument: an OID, or (its text variant) a relation name."""
+    if isinstance(arg, exp.Literal) and arg.is_string:
+        return _udf("regclass_in", arg, *_session_args(ctx))
+    return arg
+
+
+def qualified_types(node: exp.Expression, ctx: Context) -> exp.Expression:
+    if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.USERDEFINED:
+        kind = node.args.get("kind")
+        if (
+            isinstance(kind, exp.Dot)
+            and isinstance(kind.this, exp.Identifier)
+            and kind.this.name.lower() == "pg_catalog"
+        ):
+            built: exp.Expression = exp.DataType.build(kind.expression.name, dialect="postgres")
+            return built
+    return node
 
 
 def _object_type(node: exp.Expression) -> str | None:
@@ -172,11 +272,51 @@ def _object_type(node: exp.Expression) -> str | None:
     return None
 
 
-def _oid_of(cast: exp.Cast, kind: str) -> exp.Expression:
+def _session_args(ctx: Context) -> list[exp.Expression]:
+    return [exp.Literal.string(ctx.database), exp.Literal.string(ctx.schema)]
+
+
+def _udf(function: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=f.udf_name(function), expressions=list(args))
+
+
+def _oid_of(cast: exp.Cast, kind: str, ctx: Context) -> exp.Expression:
+    """The OID a cast to an OID alias type denotes: a number for names resolved while planning."""
     value = cast.this
-    if kind in _OBJECT_TYPES and isinstance(value, exp.Literal) and value.is_string:
-        return exp.Literal.number(_OBJECT_TYPES[kind][0](value.this))
+    if isinstance(value, exp.Literal) and value.is_string and kind == "REGTYPE":
+        return exp.Literal.number(f.lookup_type(value.this))
+    if isinstance(value, exp.Literal) and value.is_string and kind == "REGCLASS":
+        builtin = f.lookup_relation(value.this)
+        if builtin is not None:
+            return exp.Literal.number(builtin)
+        return _udf("regclass_in", value, *_session_args(ctx))
+    inner_kind = _object_type(value)
+    if isinstance(value, exp.Cast) and inner_kind is not None:
+        return _oid_of(value, inner_kind, ctx)
+    value = value.transform(object_casts, ctx)  # the pass does not revisit what a replaced node holds
+    if isinstance(value, exp.Parameter | exp.Placeholder) and kind in ("REGCLASS", "REGTYPE"):
+        # a parameter is an object's name (the planner types it text)
+        if kind == "REGCLASS":
+            return _udf("regclass_in", value, *_session_args(ctx))
+        return _udf("to_regtype", value)
+    if kind == "REGPROC":  # the store holds regproc columns as the function's name (see tables.py)
+        return _unqualified_function(value)
     return exp.Cast(this=value, to=exp.DataType.build("UINTEGER", dialect="duckdb"))
+
+
+def _unqualified_function(value: exp.Expression) -> exp.Expression:
+    if isinstance(value, exp.Literal) and value.is_string and value.this.lower().startswith("pg_catalog."):
+        return exp.Literal.string(value.this[len("pg_catalog.") :])
+    return value
+
+
+def _printed(oid: exp.Expression, kind: str, ctx: Context) -> exp.Expression:
+    """`::regtype::text` / `::regclass::text` of an OID expression."""
+    if kind == "REGTYPE":
+        if isinstance(oid, exp.Literal):
+            return exp.Literal.string(str(f.regtype_out(int(oid.this))))
+        return _udf("regtype_out", oid)
+    return _udf("regclass_out", oid, *_session_args(ctx))
 
 
 def object_casts(node: exp.Expression, ctx: Context) -> exp.Expression:
@@ -184,20 +324,16 @@ def object_casts(node: exp.Expression, ctx: Context) -> exp.Expression:
         return node
     kind = _object_type(node)
     if kind is not None:
-        return _oid_of(node, kind)
+        return _oid_of(node, kind, ctx)
     inner = node.this
     inner_kind = _object_type(inner)
     if (
         isinstance(inner, exp.Cast)
-        and inner_kind in _OBJECT_TYPES
+        and inner_kind in ("REGTYPE", "REGCLASS")
         and isinstance(node.to, exp.DataType)
         and node.to.is_type(exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR)
     ):
-        out_function = _OBJECT_TYPES[inner_kind][1]
-        oid = _oid_of(inner, inner_kind)
-        if isinstance(oid, exp.Literal):
-            return exp.Literal.string(str(f.UDFS[out_function].fn(int(oid.this))))
-        return exp.Anonymous(this=f.udf_name(out_function), expressions=[inner.this])
+        return _printed(_oid_of(inner, inner_kind, ctx), inner_kind, ctx)
     return node
 
 
@@ -246,4 +382,4 @@ def collations(node: exp.Expression, ctx: Context) -> exp.Expression:
 
 
 # Each runs as its own pass over the tree (a pass does not revisit the children of a node it replaced).
-TRANSFORMS = (builtin_tables, catalog_functions, object_casts, operators, collations)
+TRANSFORMS = (fold_identifiers, builtin_tables, catalog_functions, qualified_types, object_casts, operators, collations)

@@ -6,8 +6,8 @@ hosted as `pg_catalog_sw` and `information_schema_sw`); `table_sql(rel)` is the 
 `create_sql(rel)` its CREATE TABLE; `arrow_rows(rel, rows)` the rows as an Arrow table with the engine types (array
 values given as tuples). Types DuckDB lacks are stored as their closest value type: oid/xid/uint4 as UINTEGER,
 uint8 as UBIGINT, regproc as its name (VARCHAR, as PostgreSQL prints it), name/"char"/aclitem/mz_aclitem/
-pg_node_tree and information_schema's text domains as VARCHAR, int2vector/oidvector and Materialize lists as
-arrays.
+pg_node_tree/inet and information_schema's text domains as VARCHAR, uuid as UUID (filled from text),
+int2vector/oidvector and Materialize lists as arrays.
 """
 
 from __future__ import annotations
@@ -34,7 +34,10 @@ _ENGINE_TYPES: dict[str, str] = {
     "mz_aclitem": "VARCHAR",
     "pg_node_tree": "VARCHAR",
     "anyarray": "VARCHAR",
+    "uuid": "UUID",
+    "inet": "VARCHAR",
     "boolean": "BOOLEAN",
+    "bytea": "BLOB",
     "smallint": "SMALLINT",
     "integer": "INTEGER",
     "bigint": "BIGINT",
@@ -54,6 +57,8 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
     "UBIGINT": pa.uint64(),
     "VARCHAR": pa.string(),
     "BOOLEAN": pa.bool_(),
+    "BLOB": pa.binary(),
+    "UUID": pa.string(),
     "SMALLINT": pa.int16(),
     "INTEGER": pa.int32(),
     "BIGINT": pa.int64(),

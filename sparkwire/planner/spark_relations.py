@@ -1,0 +1,207 @@
+"""The relations a Spark query reads, as versioned temporary views shared by every session.
+
+Contract:
+- A `Source` is one relation as Spark sees it: `name` (the temporary view), `columns` (column -> PostgreSQL type
+  name, for the translator) and how to build its DataFrame. Its name carries a content version, so a name always
+  means the same rows and can be shared by every session on the one SparkSession:
+  - `table_source(item, schema, files, exact=...)`: a storage table's data files, `sw_<id>_<digest>`. The digest
+    covers the schema and each file's path and deleted positions: their count when `exact` is False (sound for
+    committed files, whose deletion vectors only grow), their bytes when True (a transaction's private view).
+  - `SparkRelations.arrow_source(key, table, columns)`: an Arrow table that stands for a relation (a materialized
+    view's contents). The same `key` and the same table object reuse one name; otherwise a new name is taken and
+    the old one is retired: dropped as soon as no query pins it, so superseded contents do not stay in the JVM.
+  - `content_source(prefix, table)`: a small Arrow table (a builtin relation's rows), named by a digest of its
+    contents.
+- `SparkRelations.pinned(sources)` (a context manager) registers the sources not yet registered and keeps all of
+  them registered until it exits; analyse and run the query inside it. Registered views are kept for reuse and
+  evicted least-recently-used beyond `capacity` (retired ones first), never while pinned. `registrations` counts
+  the views created (a reused source costs a dictionary lookup). Every method is thread-safe; registration is
+  serialized (one lock, held while a missing view is built: a file listing or an Arrow upload).
+- Failures are PgErrors (engine/spark_errors.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+
+from sparkwire import errors
+from sparkwire.catalog.objects import Item
+from sparkwire.engine.spark import SparkEngine
+from sparkwire.engine.spark_errors import to_pg_error
+from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
+from sparkwire.pgtypes.registry import format_type
+from sparkwire.storage.model import DataFile
+from sparkwire.storage.spark_reader import spark_dataframe_of_files
+
+DEFAULT_CAPACITY = 256
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    name: str
+    columns: Mapping[str, str]
+    build: Callable[[SparkSession], DataFrame] = field(repr=False)
+
+
+def item_columns(item: Item) -> dict[str, str]:
+    """A catalog relation's columns with their PostgreSQL type names."""
+    return {c.name: format_type(c.type_oid, c.typmod) for c in item.columns}
+
+
+def catalog_arrow_schema(item: Item) -> pa.Schema:
+    """The Arrow schema of a catalog relation's columns (storage's own schema when a table has data)."""
+    return pa.schema([(c.name, arrow_type_for_pg(c.type_oid, c.typmod)) for c in item.columns])
+
+
+def arrow_columns(schema: pa.Schema) -> dict[str, str]:
+    """PostgreSQL type names for an Arrow schema's columns."""
+    return {f.name: format_type(*pg_type_for_arrow(f.type)) for f in schema}
+
+
+def _files_digest(schema: pa.Schema, files: Sequence[DataFile], exact: bool) -> str:
+    digest = hashlib.blake2b(schema.to_string().encode(), digest_size=10)
+    for data_file in files:
+        digest.update(f"\0{data_file.path}\0{data_file.rows}\0{len(data_file.deleted)}".encode())
+        if exact:
+            digest.update(data_file.deleted.tobytes())
+    return digest.hexdigest()
+
+
+def table_source(item: Item, schema: pa.Schema, files: Sequence[DataFile], *, exact: bool = False) -> Source:
+    listed = tuple(files)
+    return Source(
+        f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
+        item_columns(item),
+        lambda spark: spark_dataframe_of_files(spark, schema, listed),
+    )
+
+
+def _spark_type(dtype: pa.DataType) -> pa.DataType:
+    """The closest type Spark accepts from Arrow: no unsigned integers, no large or view strings and binaries."""
+    if pa.types.is_unsigned_integer(dtype):
+        return {8: pa.int16(), 16: pa.int32(), 32: pa.int64()}.get(dtype.bit_width, pa.decimal128(20, 0))
+    if pa.types.is_large_string(dtype) or pa.types.is_string_view(dtype):
+        return pa.string()
+    if pa.types.is_large_binary(dtype) or pa.types.is_binary_view(dtype):
+        return pa.binary()
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype) or pa.types.is_list_view(dtype):
+        return pa.list_(_spark_type(dtype.value_type))
+    return dtype
+
+
+def spark_compatible(table: pa.Table) -> pa.Table:
+    """`table` with every column cast to a type Spark can take (e.g. DuckDB's UINTEGER oids become bigint)."""
+    schema = pa.schema([f.with_type(_spark_type(f.type)) for f in table.schema])
+    return table if schema.equals(table.schema) else table.cast(schema)
+
+
+def content_source(prefix: str, table: pa.Table) -> Source:
+    """A (small) Arrow table under a name derived from its contents: `sw_<prefix>_<digest>`; its columns are made
+    `spark_compatible` first (the translator sees those types)."""
+    table = spark_compatible(table)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    digest = hashlib.blake2b(sink.getvalue().to_pybytes(), digest_size=10).hexdigest()
+    return Source(f"sw_{prefix}_{digest}", arrow_columns(table.schema), lambda spark: spark.createDataFrame(table))
+
+
+class SparkRelations:
+    """Versioned temporary views on one SparkSession (see the module docstring)."""
+
+    def __init__(self, engine: SparkEngine, capacity: int = DEFAULT_CAPACITY) -> None:
+        self._engine = engine
+        self._capacity = capacity
+        self._lock = threading.Lock()
+        self._registered: OrderedDict[str, Source] = OrderedDict()
+        self._pins: dict[str, int] = {}
+        self._arrow: dict[str, tuple[pa.Table, str]] = {}
+        self._retired: set[str] = set()  # superseded Arrow registrations: dropped once no query pins them
+        self._numbers = itertools.count(1)
+        self.registrations = 0
+
+    def arrow_source(self, key: str, table: pa.Table, columns: Mapping[str, str] | None = None) -> Source:
+        """`table` under a name derived from `key`, reused while the same table object is passed for `key`."""
+        with self._lock:
+            known = self._arrow.get(key)
+            if known is not None and known[0] is table:
+                name = known[1]
+            else:
+                if known is not None:
+                    self._retired.add(known[1])
+                name = f"sw_{key}_r{next(self._numbers)}"
+                self._arrow[key] = (table, name)
+        return Source(
+            name,
+            dict(columns) if columns is not None else arrow_columns(table.schema),
+            lambda spark: spark.createDataFrame(spark_compatible(table)),
+        )
+
+    @contextmanager
+    def pinned(self, sources: Sequence[Source]) -> Iterator[None]:
+        """Register what is missing and keep every source registered until the block ends."""
+        with self._lock:
+            for source in sources:
+                self._pins[source.name] = self._pins.get(source.name, 0) + 1
+            try:
+                for source in sources:
+                    self._ensure(source)
+                self._evict()
+            except BaseException:
+                self._unpin(sources)
+                raise
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._unpin(sources)
+
+    def _unpin(self, sources: Sequence[Source]) -> None:
+        for source in sources:
+            left = self._pins[source.name] - 1
+            if left:
+                self._pins[source.name] = left
+            else:
+                del self._pins[source.name]
+
+    def _ensure(self, source: Source) -> None:
+        if source.name in self._registered:
+            self._registered.move_to_end(source.name)
+            return
+        spark = self._engine.session
+        try:
+            source.build(spark).createOrReplaceTempView(source.name)
+        except errors.PgError:
+            raise
+        except Exception as exc:
+            raise to_pg_error(exc) from None
+        self._registered[source.name] = source
+        self.registrations += 1
+
+    def _evict(self) -> None:
+        unpinned = [name for name in self._registered if name not in self._pins]
+        excess = max(0, len(self._registered) - self._capacity)
+        victims = [name for name in unpinned if name in self._retired]
+        victims += [name for name in unpinned if name not in self._retired][: max(0, excess - len(victims))]
+        if not victims:
+            return
+        spark = self._engine.session
+        for name in victims:
+            del self._registered[name]
+            spark.catalog.dropTempView(name)
+        dropped = set(victims)
+        self._retired.intersection_update(self._registered)
+        self._arrow = {key: known for key, known in self._arrow.items() if known[1] not in dropped}
+
+    def is_registered(self, name: str) -> bool:
+        with self._lock:
+            return name in self._registered
