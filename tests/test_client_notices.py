@@ -3,7 +3,8 @@
 NoticeResponses after CREATE INDEX, CREATE MATERIALIZED VIEW and SELECT (severity NOTICE, SQLSTATE 00000, message,
 hint, and the fingerprint and docs page as detail), the per-type switches, the mz_internal notice relations, cleanup
 on DROP of the object and of a dependency, ALTER NOTICE (persistence and errors), EXPLAIN's `Notices:` section
-(plain and redacted), and fingerprint / created_at / status stability across a restart and re-creation.
+(plain and redacted), fingerprint / created_at / status stability across a restart and re-creation, and the
+per-type switches set for every session with ALTER SYSTEM (durable, superuser only).
 """
 
 from __future__ import annotations
@@ -193,5 +194,46 @@ def test_fingerprints_created_at_and_statuses_survive_a_restart(tmp_path: Path) 
     try:
         with psycopg.connect(srv.dsn, autocommit=True) as c:
             assert sorted(c.execute(query).fetchall()) == before
+    finally:
+        srv.stop()
+
+
+def test_alter_system_sets_the_switch_for_every_session_and_survives_a_restart(tmp_path: Path) -> None:
+    """ALTER SYSTEM SET enable_notices_for_<type> (issue 5 item 6) is durable and the default of every session
+    that has not SET the switch itself; only superusers may run it."""
+    srv = _start(tmp_path / "data")
+    try:
+        with psycopg.connect(srv.dsn, autocommit=True) as admin, psycopg.connect(srv.dsn, autocommit=True) as other:
+            assert said(other, "SELECT 1 WHERE 1 = NULL") == [EQUALS_NULL]
+            assert admin.execute("ALTER SYSTEM SET enable_notices_for_equals_null = off").statusmessage == (
+                "ALTER SYSTEM"
+            )
+            assert other.execute("SHOW enable_notices_for_equals_null").fetchall() == [("off",)]
+            assert said(other, "SELECT 1 WHERE 1 = NULL") == []  # an open session follows at its next statement
+            other.execute("SET enable_notices_for_equals_null = on")  # its own SET wins
+            assert said(other, "SELECT 1 WHERE 1 = NULL") == [EQUALS_NULL]
+            other.execute("RESET enable_notices_for_equals_null")  # back to the system value
+            assert said(other, "SELECT 1 WHERE 1 = NULL") == []
+            admin.execute("BEGIN")
+            assert error(admin, "ALTER SYSTEM RESET enable_notices_for_equals_null") == (
+                "25001",
+                "ALTER SYSTEM cannot run inside a transaction block",
+            )
+            admin.execute("ROLLBACK")
+            admin.execute("CREATE ROLE sys_plain LOGIN")
+        with psycopg.connect(srv.dsn.replace("user=materialize", "user=sys_plain"), autocommit=True) as plain:
+            assert error(plain, "ALTER SYSTEM SET enable_notices_for_equals_null = on") == (
+                "42501",
+                "must be superuser to execute ALTER SYSTEM command",
+            )
+    finally:
+        srv.stop()
+    srv = _start(tmp_path / "data")
+    try:
+        with psycopg.connect(srv.dsn, autocommit=True) as conn:
+            assert conn.execute("SHOW enable_notices_for_equals_null").fetchall() == [("off",)]
+            assert said(conn, "SELECT 1 WHERE 1 = NULL") == []
+            conn.execute("ALTER SYSTEM RESET enable_notices_for_equals_null")
+            assert said(conn, "SELECT 1 WHERE 1 = NULL") == [EQUALS_NULL]
     finally:
         srv.stop()

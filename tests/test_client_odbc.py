@@ -1,10 +1,9 @@
 """psqlODBC (Debian's odbc-postgresql, through unixODBC and pyodbc: the Tableau / Power BI path) against sparkwire
 and against PostgreSQL 15 on the same DDL in a schema of its own: catalog functions SQLTables, SQLColumns,
-SQLPrimaryKeys, SQLGetTypeInfo, SQLGetInfo and a query round trip.
+SQLPrimaryKeys, SQLStatistics (psqlODBC parses pg_index.indkey as int2vector text, `"1 2"`), SQLGetTypeInfo,
+SQLGetInfo and a query round trip.
 
 Each client run is a subprocess (a driver crash must fail the test, not kill pytest) that prints one JSON object.
-Not covered yet: SQLStatistics — psqlODBC parses pg_index.indkey as int2vector text (`"1 2"`), and sparkwire sends
-int2vector columns as int2[] (`{1,2}`, pgtypes has no int2vector wire type), on which the driver crashes.
 """
 
 from __future__ import annotations
@@ -33,6 +32,8 @@ DDL = (
     "ts timestamp with time zone, d double precision, b bigint, flag boolean)",
     "CREATE VIEW {s}.v AS SELECT id, name FROM {s}.t",
     "CREATE INDEX t_id_idx ON {s}.t (id)",
+    "CREATE INDEX t_name_b_idx ON {s}.t (name, b)",
+    "CREATE INDEX t_expr_idx ON {s}.t ((b + 1), flag)",
 )
 
 CLIENT = r"""
@@ -49,6 +50,8 @@ out = {
                  r.ordinal_position] for r in cur.columns(table="t", schema=schema)],
     "view_columns": [[r.column_name, r.type_name] for r in cur.columns(table="v", schema=schema)],
     "primary_keys": [list(r) for r in cur.primaryKeys("t", schema=schema)],
+    "statistics": [[r.non_unique, r.index_qualifier, r.index_name, r.type, r.ordinal_position, r.column_name,
+                    r.asc_or_desc] for r in cur.statistics("t", schema=schema)],
     "type_info": sorted([r.type_name, r.data_type] for r in cur.getTypeInfo()),
     "query": [[str(v) for v in row] for row in cur.execute(
         "SELECT 1, 'a'::text, 1.5::numeric(5,2), DATE '2024-01-02', true").fetchall()],
@@ -76,7 +79,10 @@ def test_odbc_catalog_functions(tmp_path: Path, server: SparkwireServer, oracle:
     got = run(tmp_path, server.port, "materialize", "materialize", schema)
     want = run(tmp_path, oracle.port, "postgres", "postgres", schema)
     assert got["dbms"] == want["dbms"] == "PostgreSQL"
-    for key in ("tables", "columns", "view_columns", "primary_keys", "type_info", "query"):
+    for key in ("tables", "columns", "view_columns", "primary_keys", "statistics", "type_info", "query"):
         assert got[key] == want[key], key
     assert got["tables"] == [[schema, "t", "TABLE"], [schema, "v", "VIEW"]]
     assert got["columns"][1] == ["amount", "numeric", 2, 10, 2, 1, 2]
+    assert [row[2] + "." + str(row[5]) for row in got["statistics"]] == [
+        "t_expr_idx.(b + 1)", "t_expr_idx.flag", "t_id_idx.id", "t_name_b_idx.name", "t_name_b_idx.b"
+    ]

@@ -196,3 +196,12 @@ def test_cancel_and_statement_timeout_stop_the_spark_job(server: SparkwireServer
         assert "statement timeout" in str(err.value)
         conn.execute("RESET statement_timeout")
         assert conn.execute("SELECT count(*) FROM ud_emp").fetchone() == (5,)
+
+
+@pytest.mark.parametrize("column_type", ["interval", "time", "time[]"])
+def test_column_types_storage_cannot_hold_are_refused_up_front(conns: tuple[Conn, Conn], column_type: str) -> None:
+    sw, _ = conns
+    with pytest.raises(psycopg.errors.FeatureNotSupported) as err:
+        sw.execute(f"CREATE TABLE ud_unstorable (a int, b {column_type})")
+    assert "are not supported yet" in str(err.value)
+    assert sw.execute("SELECT count(*) FROM mz_catalog.mz_tables WHERE name = 'ud_unstorable'").fetchone() == (0,)

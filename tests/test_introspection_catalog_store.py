@@ -9,7 +9,7 @@ store rebuilt from the final state equals the one kept incrementally.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from sparkwire.errors import PgError
 MATERIALIZE_ROLE = "u1"
 PUBLIC_SCHEMA = "u3"
 QUICKSTART = "u1"
-INT4, TEXT, VARCHAR = 23, 25, 1043
+INT8, INT4, TEXT, VARCHAR = 20, 23, 25, 1043
 
 
 @dataclass
@@ -243,6 +243,23 @@ def test_index_on_expression(fx: Fixture) -> None:
     assert fx.table("mz_catalog", "mz_index_columns") == [(i, 1, 2, None, False), (i, 2, None, "a + 1", True)]
     assert fx.rows(f"SELECT indkey, indexprs FROM {table_sql(_rel('pg_catalog', 'pg_index'))}") == [([2, 0], "a + 1")]
     assert fx.table("pg_catalog", "pg_indexes")[0][-1] == "CREATE INDEX t_e ON public.t USING btree (b, (a + 1))"
+
+
+def test_index_expression_types_come_from_the_index_columns(fx: Fixture) -> None:
+    (t,) = fx.create(table("t"))
+    untyped = index("t_u", t, "b", "a + 1")
+    typed = replace(index("t_e", t, "b", "a + 1"), columns=(Column("b", VARCHAR, typmod=14), Column("expr", INT8)))
+    fx.create(untyped, typed)
+    attributes = (
+        f"SELECT c.relname, a.attname, a.atttypid, a.atttypmod FROM {table_sql(_rel('pg_catalog', 'pg_attribute'))} a "
+        f"JOIN {table_sql(_rel('pg_catalog', 'pg_class'))} c ON c.oid = a.attrelid WHERE c.relkind = 'i' ORDER BY 1, 2"
+    )
+    assert fx.rows(attributes) == [
+        ("t_e", "b", VARCHAR, 14),
+        ("t_e", "expr", INT8, -1),
+        ("t_u", "b", VARCHAR, 14),
+        ("t_u", "expr", 0, -1),
+    ]
 
 
 def test_drop_rename_and_schemas(fx: Fixture) -> None:

@@ -3,7 +3,7 @@
 Every query runs on sparkwire and on the oracle and the answers must be equal. What legitimately differs is
 left out and said so: owners (sparkwire's builtins belong to mz_system, PostgreSQL's to its bootstrap
 superuser, OID 10), and the objects each server has but the other does not (PostgreSQL's extra namespaces,
-ICU collations, plpgsql).
+ICU collations, plpgsql, the functions no pg_type or pg_am row names). pg_authid is for superusers only.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import pytest
 
 from sparkwire.catalog.builtins_pg import BUILTIN_RELATIONS
 from sparkwire.pgtypes.registry import all_types
+from tests.support.clients import unique
+from tests.support.server import SparkwireServer
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 
@@ -71,6 +73,43 @@ def test_pg_am_and_collations_match(sw: Conn, pg: Conn) -> None:
         "ORDER BY oid"
     )
     assert rows(sw, sql) == rows(pg, sql)
+
+
+PG_PROC_COLUMNS = (
+    "oid, proname, pronamespace, prolang, procost, prorows, provariadic, prosupport, prokind, prosecdef, "
+    "proleakproof, proisstrict, proretset, provolatile, proparallel, pronargs, pronargdefaults, prorettype, "
+    "proargtypes, proallargtypes, proargmodes, proargnames, proargdefaults, protrftypes, prosrc, probin, prosqlbody, "
+    "proconfig, proacl"
+)
+
+
+def test_pg_proc_lists_the_functions_pg_type_and_pg_am_name(sw: Conn, pg: Conn) -> None:
+    oids = ", ".join(str(oid) for (oid,) in rows(sw, "SELECT oid FROM pg_catalog.pg_proc"))
+    sql = f"SELECT {PG_PROC_COLUMNS} FROM pg_catalog.pg_proc WHERE oid IN ({oids}) ORDER BY oid"
+    assert rows(sw, sql) == rows(pg, sql)
+    regprocs = ("typinput", "typoutput", "typreceive", "typsend", "typmodin", "typmodout", "typanalyze", "typsubscript")
+    for column in regprocs:  # joined by OID, as Npgsql joins pg_proc.oid = pg_type.typreceive
+        sql = (
+            f"SELECT t.typname, p.proname, t.{column}::oid = p.oid FROM pg_catalog.pg_type t "
+            f"LEFT JOIN pg_catalog.pg_proc p ON p.oid = t.{column} WHERE t.oid IN ({OID_LIST}) ORDER BY t.oid"
+        )
+        ours = rows(sw, sql)
+        assert ours == rows(pg, sql), column
+        if column in ("typinput", "typoutput", "typreceive", "typsend"):  # every type has these four
+            assert all(name is not None for _, name, _ in ours)
+    sql = "SELECT a.amname, p.proname FROM pg_catalog.pg_am a JOIN pg_catalog.pg_proc p ON a.amhandler = p.oid"
+    assert sorted(rows(sw, sql)) == sorted(rows(pg, sql))
+
+
+def test_pg_authid_is_for_superusers_only(server: SparkwireServer, sw: Conn) -> None:
+    role = unique("authid")
+    sw.execute(f"CREATE ROLE {role} LOGIN")
+    assert (role,) in rows(sw, "SELECT rolname FROM pg_catalog.pg_authid")
+    with psycopg.connect(server.dsn.replace("user=materialize", f"user={role}"), autocommit=True) as conn:
+        assert (role,) in rows(conn, "SELECT rolname FROM pg_catalog.pg_roles")
+        for sql in ("SELECT rolname FROM pg_catalog.pg_authid", "SELECT count(*) FROM (SELECT * FROM pg_authid) a"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege, match="pg_authid"):
+                conn.execute(sql)
 
 
 def test_empty_relations(sw: Conn) -> None:

@@ -23,11 +23,11 @@ def test_every_type_matches_pg_type(pg: psycopg.Connection[tuple[object, ...]]) 
     for t in all_types():
         row = pg.execute(
             "SELECT oid::int, typname::text, typlen::int, typarray::int, typelem::int, typcategory::text,"
-            " format_type(oid, NULL) FROM pg_type WHERE oid = %s",
+            " format_type(oid, NULL), typstorage = 'p' FROM pg_type WHERE oid = %s",
             [t.oid],
         ).fetchone()
         assert row is not None, t
-        oid, name, typlen, array_oid, element_oid, category, display = (
+        oid, name, typlen, array_oid, element_oid, category, display, plain = (
             int(str(row[0])),
             str(row[1]),
             int(str(row[2])),
@@ -35,12 +35,12 @@ def test_every_type_matches_pg_type(pg: psycopg.Connection[tuple[object, ...]]) 
             int(str(row[4])),
             str(row[5]),
             str(row[6]),
+            row[7] is True,
         )
         element = element_oid if category == "A" else 0
+        vector = category == "A" and plain  # int2vector, oidvector: an element type, but not varlena arrays
         expected_display = display if t.oid != 1042 else "character"  # format_type(1042, NULL) is "bpchar"
-        assert t == PgType(
-            oid, name, typlen, array_oid if category != "A" else 0, element, category, expected_display
-        ), t
+        assert t == PgType(oid, name, typlen, array_oid, element, category, expected_display, vector=vector), t
 
 
 @pytest.mark.parametrize(

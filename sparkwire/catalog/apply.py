@@ -36,6 +36,7 @@ from sparkwire.catalog.objects import (
     Role,
     RoleMembership,
     Schema,
+    SystemVariable,
 )
 from sparkwire.catalog.ops import (
     AdvanceTimestamp,
@@ -57,9 +58,11 @@ from sparkwire.catalog.ops import (
     RenameItem,
     ReplaceItem,
     ResetNoticeStatus,
+    ResetSystemVariable,
     RevokePrivileges,
     RevokeRole,
     SetNoticeStatus,
+    SetSystemVariable,
 )
 from sparkwire.catalog.state import CatalogState
 from sparkwire.catalog.wording import AlreadyExists, noun, with_article
@@ -152,6 +155,14 @@ def _apply(state: CatalogState, op: Op, out: Applied, timestamp: int) -> Catalog
             notices = dict(state.notices)
             notices.pop(op.fingerprint, None)
             return state.evolve(notices=notices)
+        case SetSystemVariable():
+            _require_role(state, op.set_by)
+            variable = SystemVariable(op.name, op.value, op.set_by, timestamp)
+            return state.evolve(system_vars={**state.system_vars, op.name: variable})
+        case ResetSystemVariable():
+            if op.name not in state.system_vars:
+                return state
+            return state.evolve(system_vars={k: v for k, v in state.system_vars.items() if k != op.name})
         case AdvanceTimestamp():
             out.advance_to = max(out.advance_to, op.timestamp)
             return state

@@ -122,9 +122,10 @@ def _lengths(column: Column) -> tuple[int | None, int | None]:
 
 
 def data_type(type_oid: int) -> str:
-    """information_schema's data_type: the type's SQL name without modifiers, `ARRAY` for arrays."""
+    """information_schema's data_type: the type's SQL name without modifiers, `ARRAY` for arrays (and, as in
+    PostgreSQL, for the vector types, which have an element type too)."""
     pgtype = type_by_oid(type_oid)
-    if pgtype.is_array:
+    if pgtype.is_array or pgtype.vector:
         return "ARRAY"
     return "character" if type_oid == 1042 else pgtype.display
 

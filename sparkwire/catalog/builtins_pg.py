@@ -3,19 +3,20 @@ with their PostgreSQL 15 types, and rows as functions of a `CatalogState`.
 
 Contract: `BUILTIN_RELATIONS` lists the pg_catalog relations defined here; the ones that describe catalog items
 (pg_class, pg_attribute, …) live in `builtins_pg_items`, information_schema in `builtins_info`, mz_catalog in
-`builtins_mz`. Code-defined rows: pg_type from the pgtypes registry (every type sparkwire speaks, with
-PostgreSQL 15's exact pg_type values — `_TYPE_DETAILS` carries what the registry does not; `type_details` serves
-pg_attribute), pg_am, pg_collation, pg_tablespace, pg_language; pg_proc, pg_sequence and `_EMPTY_RELATIONS` have
-PostgreSQL 15's columns and no rows (sparkwire has no user-defined functions or sequences; its builtin functions are
-not listed). Catalog-defined rows: pg_namespace (builtin and user schemas), pg_roles / pg_user / pg_authid /
-pg_auth_members (roles; rolcreaterole / rolcreatedb are the CREATEROLE / CREATEDB system privileges), pg_database.
-`BOOTSTRAP_OIDS` are the OIDs `Catalog._bootstrap` assigns on first open (role `materialize`, database
-`materialize`, schema `public` — sparkwire's own OIDs, not PostgreSQL's 2200).
+`builtins_mz`. Code-defined rows: pg_type from the pgtypes registry (every type sparkwire speaks, with PostgreSQL
+15's exact pg_type values — `_TYPE_DETAILS` carries what the registry does not; `type_details` serves pg_attribute),
+pg_am, pg_collation, pg_tablespace, pg_language; pg_proc lists the builtin functions those rows name by regproc
+(types' I/O functions, access method handlers: `pgtypes.functions`), so that joins such as Npgsql's `pg_proc.oid =
+pg_type.typreceive` find them (the rewrite compares regproc columns by OID, see engine/introspection/regprocs.py);
+pg_sequence and `_EMPTY_RELATIONS` have PostgreSQL 15's columns and no rows (sparkwire has no user-defined functions
+or sequences). Catalog-defined rows: pg_namespace (builtin and user schemas), pg_roles / pg_user / pg_authid
+(superusers only, as in PostgreSQL) / pg_auth_members (roles; rolcreaterole / rolcreatedb are the CREATEROLE /
+CREATEDB system privileges), pg_database. `BOOTSTRAP_OIDS` are the OIDs `Catalog._bootstrap` assigns on first open
+(role `materialize`, database `materialize`, schema `public` — sparkwire's own OIDs, not PostgreSQL's 2200).
 pg_stat_activity's rows (one per session) come from `engine.introspection.sessions`; pg_settings's from another
-layer: `settings_rows(definitions)` turns the planner's
-variables into its rows, and its `setting` column is per session, so the store holds NULL there and the rewrite
-computes it with current_setting(). pg_catalog describes every database's schemas at once (sessions connect to one
-database today).
+layer: `settings_rows(definitions)` turns the planner's variables into its rows, and its `setting` column is per
+session, so the store holds NULL there and the rewrite computes it with current_setting(). pg_catalog describes
+every database's schemas at once (sessions connect to one database today).
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sparkwire.catalog.builtins import BUILTIN_ROLES
-from sparkwire.catalog.builtins_relation import BuiltinRelation, Row, names_of, no_rows, parse_columns
+from sparkwire.catalog.builtins_relation import BuiltinRelation, Row, Sensitivity, names_of, no_rows, parse_columns
 from sparkwire.catalog.objects import SYSTEM_OBJECT, ObjectRef
 from sparkwire.catalog.state import CatalogState
+from sparkwire.pgtypes.functions import BUILTIN_FUNCTIONS
 from sparkwire.pgtypes.registry import PgType, all_types
 
 PG_CATALOG_OID = 11
@@ -66,10 +68,12 @@ _TYPE_DETAILS: dict[int, TypeDetails] = {
     19: TypeDetails(False, "name", "c", "p", collation=950, subscript="raw_array_subscript_handler", element=18),
     20: TypeDetails(True, "int8", "d", "p"),
     21: TypeDetails(True, "int2", "s", "p"),
+    22: TypeDetails(False, "int2vector", "i", "p", subscript="array_subscript_handler", element=21),
     23: TypeDetails(True, "int4", "i", "p"),
     24: TypeDetails(True, "regproc", "i", "p"),
     25: TypeDetails(False, "text", "i", "x", preferred=True, collation=DEFAULT_COLLATION_OID),
     26: TypeDetails(True, "oid", "i", "p", preferred=True),
+    30: TypeDetails(False, "oidvector", "i", "p", subscript="array_subscript_handler", element=26),
     114: TypeDetails(False, "json_", "i", "x"),
     142: TypeDetails(False, "xml_", "i", "x"),
     700: TypeDetails(True, "float4", "i", "p"),
@@ -356,6 +360,16 @@ _COLLATION_ROWS: list[Row] = [
 ]
 
 
+_INTERNAL_LANGUAGE = 12
+# pg_proc of a builtin function: internal, strict, no set, parallel safe, cost 1, its C symbol is its name
+_PROC_ROWS: list[Row] = [
+    (
+        *(oid, name, PG_CATALOG_OID, BUILTIN_OWNER_OID, _INTERNAL_LANGUAGE, 1.0, 0.0, 0, "-", "f", False, False),
+        *(True, False, volatility, "s", len(args), 0, returns, args, None, None, None, None, None, name),
+        *(None, None, None, None),
+    )
+    for oid, name, volatility, returns, args in BUILTIN_FUNCTIONS
+]
 _TABLESPACE_ROWS: list[Row] = [
     (DEFAULT_TABLESPACE_OID, "pg_default", BUILTIN_OWNER_OID, None, None),
     (1664, "pg_global", BUILTIN_OWNER_OID, None, None),
@@ -422,10 +436,16 @@ COLLATION_OIDS = frozenset(int(str(row[0])) for row in _COLLATION_ROWS)
 
 
 def _pg(
-    name: str, oid: int, columns: str, rows: Callable[[CatalogState], Sequence[Row]], *, from_state: bool = True
+    name: str,
+    oid: int,
+    columns: str,
+    rows: Callable[[CatalogState], Sequence[Row]],
+    *,
+    from_state: bool = True,
+    sensitivity: Sensitivity = "public",
 ) -> BuiltinRelation:
     """A pg_catalog relation; `columns` is "name type, name type, …"."""
-    return BuiltinRelation("pg_catalog", name, oid, parse_columns(columns), rows, from_state=from_state)
+    return BuiltinRelation("pg_catalog", name, oid, parse_columns(columns), rows, sensitivity, from_state)
 
 
 BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
@@ -497,6 +517,7 @@ BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
         "rolcanlogin boolean, rolreplication boolean, rolbypassrls boolean, rolconnlimit integer, rolpassword text, "
         "rolvaliduntil timestamp with time zone",
         _pg_authid_rows,
+        sensitivity="superuser",  # it holds password hashes: PostgreSQL lets superusers only read it
     ),
     _pg(
         "pg_proc",
@@ -507,7 +528,7 @@ BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
         "pronargdefaults smallint, prorettype oid, proargtypes oidvector, proallargtypes oid[], "
         'proargmodes "char"[], proargnames text[], proargdefaults pg_node_tree, protrftypes oid[], prosrc text, '
         "probin text, prosqlbody pg_node_tree, proconfig text[], proacl aclitem[]",
-        no_rows,
+        _constant(_PROC_ROWS),
         from_state=False,
     ),
     _pg(

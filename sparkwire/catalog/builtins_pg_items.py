@@ -4,15 +4,16 @@ pg_tables, pg_views, pg_matviews, pg_indexes, pg_stat_user_tables, pg_descriptio
 Contract: `PG_ITEM_RELATIONS` lists them with PostgreSQL 15's columns; rows are functions of a `CatalogState`.
 Mapping (as Materialize's pg_catalog): tables and sources are relkind `r`, views `v`, materialized views `m`,
 indexes `i` (access method btree); other items (sinks, types, functions, secrets, connections) are not relations.
-Values follow what PostgreSQL 15 shows for a freshly created object of the kind: reltuples -1 (an index: 0, with
-one page, its metapage), relpersistence `p`, views and materialized views have rules, only table columns are
-attnotnull; statistics are zeros. Index keys that name a column of the indexed relation are attributes with that
-column's number, name and type; expression keys are `expr`, `expr1`, … with type 0 (the catalog does not record
-expression types) and make `indexprs` the comma-joined expressions. Differences from PostgreSQL, by design: no
-system columns (attnum < 0), no row types (reltype 0), pg_attrdef.oid is NULL (the catalog allocates no OIDs for
-defaults; Materialize does the same) and adbin holds the default's SQL text, which pg_get_expr returns as is;
-pg_constraint, pg_description and pg_inherits are empty (the catalog holds no constraints, comments or inheritance
-yet). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only what changed.
+Values follow what PostgreSQL 15 shows for a freshly created object of the kind: reltuples -1 (an index: 0, with one
+page, its metapage), relpersistence `p`, views and materialized views have rules, only table columns are attnotnull;
+statistics are zeros. Index keys that name a column of the indexed relation are attributes with that column's
+number, name and type; expression keys are `expr`, `expr1`, … typed by the index item's `columns` (one per key, when
+the DDL recorded them) and else with type 0, and make `indexprs` the comma-joined expressions. Differences from
+PostgreSQL, by design: no system columns (attnum < 0), no row types (reltype 0), pg_attrdef.oid is NULL (the catalog
+allocates no OIDs for defaults; Materialize does the same) and adbin holds the default's SQL text, which pg_get_expr
+returns as is; pg_constraint, pg_description and pg_inherits are empty (the catalog holds no constraints, comments
+or inheritance yet). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only
+what changed.
 """
 
 from __future__ import annotations
@@ -57,14 +58,16 @@ def key_positions(state: CatalogState, index: Item) -> list[int | None]:
 def _index_columns(state: CatalogState, index: Item) -> list[tuple[str, int, int]]:
     """(attname, type oid, typmod) of each key of the index."""
     on = state.items.get(index.on_id or "")
+    typed = len(index.columns) == len(index.keys)
     out: list[tuple[str, int, int]] = []
     expressions = 0
-    for position in key_positions(state, index):
+    for number, position in enumerate(key_positions(state, index)):
         if position is not None and on is not None:
             column = on.columns[position - 1]
             out.append((column.name, column.type_oid, column.typmod))
         else:
-            out.append(("expr" if expressions == 0 else f"expr{expressions}", 0, -1))
+            key_type = (index.columns[number].type_oid, index.columns[number].typmod) if typed else (0, -1)
+            out.append(("expr" if expressions == 0 else f"expr{expressions}", *key_type))
             expressions += 1
     return out
 

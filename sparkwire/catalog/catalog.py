@@ -48,6 +48,7 @@ from sparkwire.catalog.objects import (
     Role,
     RoleMembership,
     Schema,
+    SystemVariable,
 )
 from sparkwire.catalog.ops import CreateCluster, CreateDatabase, CreateRole, GrantPrivileges, Op
 from sparkwire.catalog.state import CatalogState, Counters
@@ -271,6 +272,7 @@ def _loaded_state(rows: list[tuple[str, str]], settings: dict[str, str]) -> Cata
     items: dict[str, Item] = {}
     privileges: dict[tuple[ObjectRef, str, str], Privilege] = dict(base.privileges)
     notices: dict[str, IgnoredNotice] = {}
+    system_vars: dict[str, SystemVariable] = {}
     for kind, payload in rows:
         match codec.decode(kind, payload):
             case Database() as db:
@@ -289,6 +291,8 @@ def _loaded_state(rows: list[tuple[str, str]], settings: dict[str, str]) -> Cata
                 privileges[(p.object, p.grantee_id, p.grantor_id)] = p
             case IgnoredNotice() as notice:
                 notices[notice.fingerprint] = notice
+            case SystemVariable() as variable:
+                system_vars[variable.name] = variable
     return CatalogState(
         databases=databases,
         schemas=schemas,
@@ -300,4 +304,5 @@ def _loaded_state(rows: list[tuple[str, str]], settings: dict[str, str]) -> Cata
         notices=notices,
         counters=Counters(**json.loads(settings["counters"])),
         revision=int(settings["revision"]),
+        system_vars=system_vars,
     )

@@ -24,10 +24,11 @@ from sparkwire.catalog.objects import (
     Role,
     RoleMembership,
     Schema,
+    SystemVariable,
 )
 from sparkwire.catalog.state import CatalogState
 
-CatalogObject = Database | Schema | Role | RoleMembership | Cluster | Item | Privilege | IgnoredNotice
+CatalogObject = Database | Schema | Role | RoleMembership | Cluster | Item | Privilege | IgnoredNotice | SystemVariable
 Row = tuple[str, str, str]  # (kind, key, payload)
 
 
@@ -49,6 +50,8 @@ def key_of(obj: CatalogObject) -> tuple[str, str]:
             return "privilege", f"{obj.object.kind}/{obj.object.id}/{obj.grantee_id}/{obj.grantor_id}"
         case IgnoredNotice():
             return "notice", obj.fingerprint
+        case SystemVariable():
+            return "system_var", obj.name
 
 
 def encode(obj: CatalogObject) -> Row:
@@ -77,6 +80,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], CatalogObject]] = {
     "item": _item,
     "privilege": _privilege,
     "notice": lambda d: IgnoredNotice(**d),
+    "system_var": lambda d: SystemVariable(**d),
 }
 
 
@@ -94,6 +98,7 @@ def _maps(state: CatalogState) -> tuple[Mapping[Any, CatalogObject], ...]:
         state.items,
         state.privileges,
         state.notices,
+        state.system_vars,
     )
 
 

@@ -212,3 +212,13 @@ class IgnoredNotice:
     status: NoticeStatus
     set_by: str  # role id
     set_at: int  # timeline timestamp, ms since the epoch
+
+
+@dataclass(frozen=True, slots=True)
+class SystemVariable:
+    """A durable default for a session variable (ALTER SYSTEM SET), keyed by the variable's canonical name."""
+
+    name: str
+    value: str  # canonical text, validated by the variable's normalizer
+    set_by: str  # role id
+    set_at: int  # timeline timestamp, ms since the epoch

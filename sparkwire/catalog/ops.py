@@ -16,6 +16,8 @@ Choices:
   `DropSchema`/`DropDatabase`/`DropCluster` plan their contents themselves inside the transaction.
 - `RenameItem` does not rewrite dependents' `create_sql` (the planner must, or refuse, when there are any).
 - `if_not_exists` on create ops turns a name clash into a skipped op reported in `TransactResult.skipped`.
+- `SetSystemVariable` / `ResetSystemVariable` store and remove an ALTER SYSTEM default; the catalog does not know
+  the variables (planner/variables.py does), so the planner validates name and value first.
 """
 
 from __future__ import annotations
@@ -179,6 +181,22 @@ class ResetNoticeStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class SetSystemVariable:
+    """ALTER SYSTEM SET: `name` and `value` canonical (the planner validates them against the variable table)."""
+
+    name: str
+    value: str
+    set_by: str  # role id
+
+
+@dataclass(frozen=True, slots=True)
+class ResetSystemVariable:
+    """ALTER SYSTEM RESET: back to the built-in default (a name with no stored value is a no-op)."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class AdvanceTimestamp:
     """Move the timeline to at least `timestamp` (ms since the epoch), durably, with the transaction."""
 
@@ -206,5 +224,7 @@ Op = (
     | AlterOwner
     | SetNoticeStatus
     | ResetNoticeStatus
+    | SetSystemVariable
+    | ResetSystemVariable
     | AdvanceTimestamp
 )

@@ -11,6 +11,8 @@ the search_path names them) and then in the search_path's schemas of the current
 ambient (they resolve in every database). Privileges follow PostgreSQL too: superusers bypass checks, owners
 hold every privilege, and a role holds the privileges of the roles it inherits (transitively, through roles
 with INHERIT) and of PUBLIC. Drop planning (RESTRICT/CASCADE) lives in `sparkwire.catalog.drops`.
+`system_vars` holds the ALTER SYSTEM values (`system_defaults`: canonical variable name → value), the defaults
+of session variables.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from sparkwire.catalog.objects import (
     Role,
     RoleMembership,
     Schema,
+    SystemVariable,
 )
 from sparkwire.catalog.wording import noun, undefined_item, with_article
 from sparkwire.errors import (
@@ -87,6 +90,7 @@ class CatalogState:
         notices: Mapping[str, IgnoredNotice],
         counters: Counters,
         revision: int,
+        system_vars: Mapping[str, SystemVariable] | None = None,
     ) -> None:
         self.databases = databases
         self.schemas = schemas
@@ -96,6 +100,7 @@ class CatalogState:
         self.items = items
         self.privileges = privileges
         self.notices = notices
+        self.system_vars: Mapping[str, SystemVariable] = {} if system_vars is None else system_vars
         self.counters = counters
         self.revision = revision
 
@@ -112,6 +117,7 @@ class CatalogState:
         notices: Mapping[str, IgnoredNotice] | None = None,
         counters: Counters | None = None,
         revision: int | None = None,
+        system_vars: Mapping[str, SystemVariable] | None = None,
     ) -> CatalogState:
         """A new state with the given maps replaced (the caller passes fresh maps, never mutated later)."""
         return CatalogState(
@@ -125,12 +131,18 @@ class CatalogState:
             notices=self.notices if notices is None else notices,
             counters=self.counters if counters is None else counters,
             revision=self.revision if revision is None else revision,
+            system_vars=self.system_vars if system_vars is None else system_vars,
         )
 
     def with_counters(self, **changes: int) -> CatalogState:
         return self.evolve(counters=dataclasses.replace(self.counters, **changes))
 
     # ---- derived indexes ----------------------------------------------------------------------------------
+
+    @cached_property
+    def system_defaults(self) -> dict[str, str]:
+        """ALTER SYSTEM values by canonical variable name: the defaults of new sessions' variables."""
+        return {name: v.value for name, v in self.system_vars.items()}
 
     @cached_property
     def _database_by_name(self) -> dict[str, Database]:

@@ -6,6 +6,7 @@ DuckDB's ±infinity sentinels mapped to PostgreSQL's). Numeric is in `binary_num
 values numpy cannot take). Interval and arrays are written here rather than with psycopg's dumpers: psycopg dumps
 an interval from a `timedelta`, which cannot hold months, and picks an array's element oid from the Python values,
 while the wire must carry exactly the oid announced in RowDescription; both layouts are a few fixed fields.
+int2vector / oidvector send array_send's layout with their element oid (int2 / oid) and lower bound 0.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def encode_binary(arr: pa.Array, oid: int, options: EncodeOptions) -> pa.Array:
     if oid == 3802:
         return _wire.join([pa.scalar(b"\x01", _wire.BINARY), encode_text(arr, 3802, options)])
     found = type_by_oid(oid) if oid else None
+    if found is not None and found.vector and text_other.is_list(arr.type):
+        return _array(arr, found.element_oid, options, vector=True)
     if found is not None and found.is_array and text_other.is_list(arr.type):
         return _array(arr, found.element_oid, options)
     return encode_text(arr, oid if oid in _TEXT_LIKE else 25, options)
@@ -137,9 +140,13 @@ def _uuid(arr: pa.Array) -> pa.Array:
     return _wire.from_values(hexed, lambda v: bytes.fromhex(v.decode()))  # type: ignore[attr-defined]
 
 
-def _array(arr: pa.Array, element_oid: int, options: EncodeOptions) -> pa.Array:
-    rows, leaves = _shape(text_other.as_list(arr))
+def _array(arr: pa.Array, element_oid: int, options: EncodeOptions, *, vector: bool = False) -> pa.Array:
+    """array_send's layout; a `vector` (int2vector/oidvector) is one-dimensional even when empty and its lower
+    bound is 0."""
+    element_depth = 1 if type_by_oid(element_oid).vector else 0
+    rows, leaves = _shape(text_other.as_list(arr), element_depth)
     elements = encode_binary(leaves, element_oid, options).to_pylist()
+    lower = 0 if vector else 1
     out: list[bytes | None] = []
     for row in rows:
         if row is None:
@@ -148,10 +155,10 @@ def _array(arr: pa.Array, element_oid: int, options: EncodeOptions) -> pa.Array:
         dims, start, end = row
         items = elements[start:end]
         has_null = any(item is None for item in items)
-        if not items:
+        if not items and not vector:
             dims = []
         parts = [struct.pack("!iii", len(dims), int(has_null), element_oid)]
-        parts.extend(struct.pack("!ii", d, 1) for d in dims)
+        parts.extend(struct.pack("!ii", d, lower) for d in dims)
         for item in items:
             parts.append(b"\xff\xff\xff\xff" if item is None else struct.pack("!i", len(item)) + item)
         out.append(b"".join(parts))
@@ -161,13 +168,14 @@ def _array(arr: pa.Array, element_oid: int, options: EncodeOptions) -> pa.Array:
 _Row = tuple[list[int], int, int] | None
 
 
-def _shape(arr: pa.Array) -> tuple[list[_Row], pa.Array]:
-    """Per row (dims, first leaf, end leaf) and the flat leaf values of a (nested) list array."""
+def _shape(arr: pa.Array, element_depth: int) -> tuple[list[_Row], pa.Array]:
+    """Per row (dims, first leaf, end leaf) and the flat leaf values of a (nested) list array whose elements have
+    `element_depth` list levels of their own."""
     offsets = arr.offsets.to_numpy().tolist()
     valid = arr.is_valid().to_pylist()
     values = arr.values
-    if text_other.is_list(values.type):
-        children, leaves = _shape(text_other.as_list(values))
+    if text_other.list_depth(values.type) > element_depth:
+        children, leaves = _shape(text_other.as_list(values), element_depth)
     else:
         children, leaves = [], values
     rows: list[_Row] = []

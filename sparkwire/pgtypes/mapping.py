@@ -4,6 +4,10 @@
 Arrow types (what Spark hands over). Types PostgreSQL has no equivalent for become text (ENUM, BIT, UNION) or
 json (STRUCT, MAP) — the encoders render those values accordingly. `arrow_type_for_pg` is the inverse used by COPY
 FROM and parameter handling.
+
+int2vector and oidvector have no engine type of their own: they are held as lists of an unsigned integer type
+nothing else produces, `USMALLINT[]` (Arrow `list<uint16>`) and `UBIGINT[]` (`list<uint64>`), which map back to
+them (the introspection store declares its int2vector/oidvector columns so; see engine/introspection/tables.py).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import pyarrow as pa
 from sparkwire.pgtypes import typmod as tm
 from sparkwire.pgtypes.registry import type_by_oid
 
-BOOL, BYTEA, INT8, INT2, INT4, TEXT, OID, JSON = 16, 17, 20, 21, 23, 25, 26, 114
+BOOL, BYTEA, INT8, INT2, INT2VECTOR, INT4, TEXT, OID, OIDVECTOR, JSON = 16, 17, 20, 21, 22, 23, 25, 26, 30, 114
 FLOAT4, FLOAT8, UNKNOWN, BPCHAR, VARCHAR = 700, 701, 705, 1042, 1043
 DATE, TIME, TIMESTAMP, TIMESTAMPTZ, INTERVAL, TIMETZ, NUMERIC, UUID, JSONB = (
     1082,
@@ -63,6 +67,10 @@ _DUCKDB_SIMPLE: dict[str, int] = {
     '"NULL"': TEXT,
     "NULL": TEXT,
 }
+# The engine types that hold vectors (and nothing else); their elements are unsigned, as no vector holds negatives.
+VECTOR_ENGINE_TYPES: dict[int, str] = {INT2VECTOR: "USMALLINT[]", OIDVECTOR: "UBIGINT[]"}
+_VECTOR_FOR_ENGINE = {engine: oid for oid, engine in VECTOR_ENGINE_TYPES.items()}
+_VECTOR_ARROW_ELEMENTS: dict[int, pa.DataType] = {INT2VECTOR: pa.uint16(), OIDVECTOR: pa.uint64()}
 _DECIMAL = re.compile(r"DECIMAL\((\d+),\s*(\d+)\)")
 _LIST = re.compile(r"(.*?)((?:\[\d*\])+)")
 
@@ -82,7 +90,11 @@ def pg_type_for_duckdb(type_name: str) -> tuple[int, int]:
     spelled = type_name.strip()
     list_match = _LIST.fullmatch(spelled)
     if list_match:
-        return _array_of(*pg_type_for_duckdb(list_match.group(1)))
+        element, dims = list_match.group(1), list_match.group(2)
+        vector = _VECTOR_FOR_ENGINE.get(element.upper() + "[]")
+        if vector is not None:
+            return (vector, -1) if dims == "[]" else _array_of(vector, -1)
+        return _array_of(*pg_type_for_duckdb(element))
     decimal = _DECIMAL.fullmatch(spelled)
     if decimal:
         return NUMERIC, tm.numeric_typmod(int(decimal.group(1)), int(decimal.group(2)))
@@ -103,7 +115,8 @@ def pg_type_for_arrow(dtype: pa.DataType) -> tuple[int, int]:
         or pa.types.is_fixed_size_list(dtype)
         or (pa.types.is_list_view(dtype) or pa.types.is_large_list_view(dtype))
     ):
-        return _array_of(*pg_type_for_arrow(dtype.value_type))
+        vector = next((oid for oid, element in _VECTOR_ARROW_ELEMENTS.items() if dtype.value_type == element), None)
+        return (vector, -1) if vector is not None else _array_of(*pg_type_for_arrow(dtype.value_type))
     if pa.types.is_decimal(dtype):
         precision, scale = dtype.precision, dtype.scale
         return NUMERIC, (tm.numeric_typmod(precision, scale) if precision <= tm.NUMERIC_MAX_PRECISION else -1)
@@ -170,6 +183,8 @@ def arrow_type_for_pg(oid: int, typmod: int = -1) -> pa.DataType:
     found = type_by_oid(oid)
     if found.is_array:
         return pa.list_(arrow_type_for_pg(found.element_oid, typmod))
+    if found.vector:
+        return pa.list_(_VECTOR_ARROW_ELEMENTS[oid])
     if oid == NUMERIC:
         if typmod >= tm.VARHDRSZ:
             precision, scale = tm.numeric_precision_scale(typmod)

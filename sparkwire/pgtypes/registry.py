@@ -2,6 +2,8 @@
 
 Contract: `type_by_oid(oid)` and `type_by_name(name)` return the same frozen `PgType` objects PostgreSQL 15 has in
 pg_type (oid, typname, typlen, typarray, typelem, typcategory) plus `display`, the name `format_type()` prints.
+int2vector and oidvector are `vector`s: they have an element type (typelem) but are not arrays (`is_array` is
+False, format_type prints their own name); their subscripts start at 0.
 `parse_type_name("numeric(10,2)")` also returns the typmod the spelling implies. Unknown OIDs/names raise
 `UndefinedObject` (42704) with PostgreSQL's wording. Typmod arithmetic lives in `typmod`.
 """
@@ -17,7 +19,8 @@ from sparkwire.pgtypes import typmod as tm
 
 @dataclass(frozen=True, slots=True)
 class PgType:
-    """One pg_type row. `array_oid` is 0 for types without an array type; `element_oid` is 0 except for arrays."""
+    """One pg_type row. `array_oid` is 0 for types without an array type; `element_oid` is 0 except for arrays
+    and vectors."""
 
     oid: int
     name: str
@@ -26,10 +29,11 @@ class PgType:
     element_oid: int
     category: str
     display: str
+    vector: bool = False
 
     @property
     def is_array(self) -> bool:
-        return self.element_oid != 0
+        return self.element_oid != 0 and not self.vector
 
 
 # (oid, typname, typlen, array oid, category, format_type name)
@@ -40,10 +44,12 @@ _BASE: tuple[tuple[int, str, int, int, str, str], ...] = (
     (19, "name", 64, 1003, "S", "name"),
     (20, "int8", 8, 1016, "N", "bigint"),
     (21, "int2", 2, 1005, "N", "smallint"),
+    (22, "int2vector", -1, 1006, "A", "int2vector"),
     (23, "int4", 4, 1007, "N", "integer"),
     (24, "regproc", 4, 1008, "N", "regproc"),
     (25, "text", -1, 1009, "S", "text"),
     (26, "oid", 4, 1028, "N", "oid"),
+    (30, "oidvector", -1, 1013, "A", "oidvector"),
     (114, "json", -1, 199, "U", "json"),
     (142, "xml", -1, 143, "U", "xml"),
     (700, "float4", 4, 1021, "N", "real"),
@@ -66,11 +72,15 @@ _BASE: tuple[tuple[int, str, int, int, str, str], ...] = (
     (3802, "jsonb", -1, 3807, "U", "jsonb"),
 )
 
+# vector type → its element type: int2vector holds int2, oidvector oid (subscripts from 0, space-separated text)
+VECTOR_ELEMENTS: dict[int, int] = {22: 21, 30: 26}
+
 
 def _build() -> dict[int, PgType]:
     types: dict[int, PgType] = {}
     for oid, name, typlen, array_oid, category, display in _BASE:
-        types[oid] = PgType(oid, name, typlen, array_oid, 0, category, display)
+        element = VECTOR_ELEMENTS.get(oid, 0)
+        types[oid] = PgType(oid, name, typlen, array_oid, element, category, display, vector=element != 0)
         if array_oid == 2287:  # _record is a pseudo-type: no element, category P
             types[array_oid] = PgType(array_oid, "_record", -1, 0, 0, "P", "record[]")
         elif array_oid:

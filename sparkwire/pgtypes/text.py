@@ -54,9 +54,12 @@ def encode_text(arr: pa.Array, oid: int, options: EncodeOptions) -> pa.Array:
     if oid in _JSON:
         return text_other.encode_json(arr)
     found = type_by_oid(oid) if oid else None
+    if found is not None and found.vector and text_other.is_list(arr.type):
+        return text_other.encode_vector(arr)
     if found is not None and found.is_array and text_other.is_list(arr.type):
         element_oid = found.element_oid
-        return text_other.encode_array(arr, lambda values: encode_text(values, element_oid, options))
+        depth = 1 if type_by_oid(element_oid).vector else 0
+        return text_other.encode_array(arr, lambda values: encode_text(values, element_oid, options), depth)
     return _as_text(arr, options)
 
 

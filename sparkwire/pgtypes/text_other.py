@@ -4,7 +4,9 @@ bytea is hex-encoded with a numpy lookup table over the whole data buffer. uuid 
 binaries are spelled per value. STRUCT/MAP values become JSON text per value. Arrays (Arrow lists, nested to any
 depth) encode their flattened elements with the element type's vectorized encoder, then assemble "{…}" per row
 with array_out's quoting: an element is double-quoted when it is empty, spells NULL (any case), or contains
-`{ } , " \\` or whitespace; inside quotes `"` and `\\` get a backslash.
+`{ } , " \\` or whitespace; inside quotes `"` and `\\` get a backslash. An array whose elements are themselves lists
+(int2vector[]) says so with `element_depth`. int2vector / oidvector values (Arrow lists) print their elements
+separated by single spaces, as int2vectorout / oidvectorout.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sparkwire.pgtypes import _wire
 
@@ -81,15 +84,26 @@ def as_list(arr: pa.Array) -> pa.Array:
     return arr.cast(pa.list_(arr.type.value_type))
 
 
-def encode_array(arr: pa.Array, element: Callable[[pa.Array], pa.Array]) -> pa.Array:
-    """`element` text-encodes a flat array of the element type."""
-    return pa.array(_array_texts(as_list(arr), element), _wire.BINARY)
+def encode_array(arr: pa.Array, element: Callable[[pa.Array], pa.Array], element_depth: int = 0) -> pa.Array:
+    """`element` text-encodes a flat array of the element type; `element_depth` is how many list levels one
+    element value has (1 for a vector element, else 0)."""
+    return pa.array(_array_texts(as_list(arr), element, element_depth), _wire.BINARY)
 
 
-def _array_texts(arr: pa.Array, element: Callable[[pa.Array], pa.Array]) -> list[bytes | None]:
+def encode_vector(arr: pa.Array) -> pa.Array:
+    """int2vector / oidvector text: the (integer) elements separated by single spaces."""
+    return _wire.as_binary(pc.binary_join(as_list(arr).cast(pa.list_(pa.string())), " "))
+
+
+def list_depth(dtype: pa.DataType) -> int:
+    """How many list levels a type has (0 for a non-list)."""
+    return 1 + list_depth(dtype.value_type) if is_list(dtype) else 0
+
+
+def _array_texts(arr: pa.Array, element: Callable[[pa.Array], pa.Array], element_depth: int) -> list[bytes | None]:
     values = arr.values
-    if is_list(values.type):
-        children = _array_texts(as_list(values), element)
+    if list_depth(values.type) > element_depth:
+        children = _array_texts(as_list(values), element, element_depth)
         items = [b"NULL" if c is None else c for c in children]
     else:
         items = [b"NULL" if c is None else _quote(c) for c in element(values).to_pylist()]

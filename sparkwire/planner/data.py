@@ -127,8 +127,9 @@ class DataPlane:
     def _builtin_arrow(self, tree: exp.Expression) -> pa.Table:
         sql = to_duckdb(tree, _BUILTIN_CONTEXT, [])
         with self._builtin_lock:
+            schema = self._builtin_con.arrow_schema(sql)
             _, batches = self._builtin_con.query(sql)
-            return pa.Table.from_batches(list(batches))
+            return pa.Table.from_batches(list(batches), schema=schema)
 
     def _resident_contents(self, item: Item, read: ReadContext) -> pa.Table:
         return self.resident.contents(item, self.state, read.snapshot)

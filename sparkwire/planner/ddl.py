@@ -247,11 +247,21 @@ def _table_columns(stmt: g.CreateTable) -> tuple[tuple[Column, ...], tuple[str, 
         except e.PgError as err:
             err.position = c.type_position
             raise
+        element = pgtype.element_oid or pgtype.oid
+        if element in UNSTORABLE_TYPES:
+            raise e.FeatureNotSupported(
+                f"columns of type {format_type(element, -1)} are not supported yet",
+                detail="Table data is stored as Parquet and read by Spark, which has no such type.",
+                position=c.type_position,
+            )
         if c.default is not None:
             _check_default(c.default)
         not_null = c.not_null or c.name in seen
         columns.append(Column(c.name, pgtype.oid, typmod, nullable=not not_null, default=c.default))
     return tuple(columns), key
+
+
+UNSTORABLE_TYPES = frozenset({1083, 1186})  # time, interval: Spark reads neither from Parquet
 
 
 def _table_sql(name: g.Name, columns: tuple[Column, ...], key: tuple[str, ...]) -> str:

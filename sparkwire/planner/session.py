@@ -65,7 +65,7 @@ from sparkwire.planner.plan import Plan, align_names, plan_statement
 from sparkwire.planner.portals import Portal, Prepared, all_text, decode_bind_params, expand_formats
 from sparkwire.planner.resolve import Names
 from sparkwire.planner.schema_generation import SchemaGeneration
-from sparkwire.planner.set_show import apply_setting, show, show_fields
+from sparkwire.planner.set_show import ALTER_SYSTEM, alter_system_ops, apply_setting, show, show_fields
 from sparkwire.planner.split import split_statements
 from sparkwire.planner.streams import RowSource
 from sparkwire.planner.transactions import Transactions
@@ -114,7 +114,7 @@ class DuckSession:
             overrides.setdefault("application_name", startup.application_name)
         overrides["session_authorization"] = startup.user
         try:
-            self._vars = SessionVariables(parameter_status, overrides)
+            self._vars = SessionVariables(parameter_status, overrides, system=lambda: data.state.system_defaults)
         except e.PgError as err:
             err.severity = "FATAL"
             raise
@@ -729,6 +729,10 @@ class DuckSession:
                 return self._transaction_control(stmt)
             case u.SetVariable() | u.ResetVariable() | u.SetTransaction() | u.ShowVariable():
                 return self._variables(stmt, formats, limit)
+            case u.AlterSystem():
+                ops = alter_system_ops(stmt, self._data.state, self._role_id, in_block=self._tx.in_block)
+                self._data.transact(ops)
+                return CommandComplete(ALTER_SYSTEM)
             case u.Discard(what=what):
                 return self._discard(what)
             case u.Prepare() | u.ExecutePrepared() | u.Deallocate():

@@ -6,6 +6,13 @@ transaction block, which then do nothing) go to `warn(message, sqlstate=…)`. `
 `transaction_read_only` only ever change for the current transaction. `show(stmt, variables)` returns the
 RowDescription and rows of SHOW name (one column named like the variable) or SHOW ALL (name, setting,
 description), all text.
+
+`alter_system_ops(stmt, state, role_id, in_block=…)` plans ALTER SYSTEM SET / RESET [ALL] into the catalog ops
+for one `catalog.transact` (tag `ALTER_SYSTEM`); the stored values become the defaults of every session's
+variables (see variables.py). As PostgreSQL 15: 25001 inside a transaction block, then 42501 `must be superuser to
+execute ALTER SYSTEM command` for any role without SUPERUSER (membership does not count), 42704 for an unknown
+variable, 55P02 for one that cannot be changed (and for the per-transaction ones, whose defaults are the
+default_transaction_* variables), and the variable's own validation of the value (22023, 0A000).
 """
 
 from __future__ import annotations
@@ -14,13 +21,18 @@ from collections.abc import Callable, Sequence
 
 import pyarrow as pa
 
+from sparkwire import errors as e
+from sparkwire.catalog import CatalogState
+from sparkwire.catalog.ops import ResetSystemVariable, SetSystemVariable
 from sparkwire.planner import utility as u
 from sparkwire.planner.api import CommandComplete, Field
 from sparkwire.planner.fields import TEXT_OID
+from sparkwire.planner.privileges import is_superuser
 from sparkwire.planner.variables import SessionVariables, lookup
 
 Warn = Callable[..., None]
 _PER_TRANSACTION = ("transaction_isolation", "transaction_read_only")
+ALTER_SYSTEM = "ALTER SYSTEM"
 
 
 def _set_transaction(
@@ -82,3 +94,21 @@ def show(stmt: u.ShowVariable, variables: SessionVariables) -> tuple[tuple[Field
 def show_fields(stmt: u.ShowVariable) -> tuple[Field, ...]:
     names = ["name", "setting", "description"] if stmt.name is None else [lookup(stmt.name).name]
     return tuple(Field(name=n, type_oid=TEXT_OID) for n in names)
+
+
+def alter_system_ops(
+    stmt: u.AlterSystem, state: CatalogState, role_id: str, *, in_block: bool
+) -> list[SetSystemVariable | ResetSystemVariable]:
+    if in_block:
+        raise e.ActiveSqlTransaction("ALTER SYSTEM cannot run inside a transaction block")
+    if not is_superuser(state, role_id):
+        raise e.InsufficientPrivilege("must be superuser to execute ALTER SYSTEM command")
+    if stmt.name is None:
+        return [ResetSystemVariable(name) for name in sorted(state.system_vars)]
+    var = lookup(stmt.name)
+    if not var.settable or var.name in _PER_TRANSACTION:
+        hint = f"Set default_{var.name} instead." if var.name in _PER_TRANSACTION else None
+        raise e.CantChangeRuntimeParam(f'parameter "{var.name}" cannot be changed', hint=hint)
+    if stmt.value is None:
+        return [ResetSystemVariable(var.name)]
+    return [SetSystemVariable(var.name, var.normalize(var.name, stmt.value), role_id)]

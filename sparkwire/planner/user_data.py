@@ -330,9 +330,10 @@ class UserData:
         if user_relations(query, result.state, self._names()):
             rows = self.query_arrow(query, txn)
         else:
-            _, batches = self._engine.query(to_duckdb(query, self._ctx, []))
-            listed = list(batches)
-            rows = pa.Table.from_batches(listed) if listed else pa.table({})
+            sql = to_duckdb(query, self._ctx, [])
+            schema = self._engine.arrow_schema(sql)
+            _, batches = self._engine.query(sql)
+            rows = pa.Table.from_batches(list(batches), schema=schema)
         return f"SELECT {fill(table, rows)}"
 
     def show(self, statement: object) -> tuple[tuple[Field, ...], pa.RecordBatch]:

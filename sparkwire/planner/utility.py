@@ -1,10 +1,10 @@
 """A small keyword-driven grammar for the utility statements sqlglot does not model (or models loosely).
 
 Contract: `parse_utility(sql)` returns a frozen dataclass describing one transaction-control, SET/RESET/SHOW,
-DISCARD, PREPARE/EXECUTE/DEALLOCATE, DECLARE/FETCH/MOVE/CLOSE or COPY statement, or None when the statement is
-not one of those (it then goes to sqlglot). A statement that starts like one of them but does not follow its
-grammar raises 42601 like PostgreSQL. Embedded queries (PREPARE … AS q, DECLARE … FOR q, COPY (q) TO) are
-returned as the original text slice, so their planning is the caller's job.
+ALTER SYSTEM SET/RESET, DISCARD, PREPARE/EXECUTE/DEALLOCATE, DECLARE/FETCH/MOVE/CLOSE or COPY statement, or None
+when the statement is not one of those (it then goes to sqlglot). A statement that starts like one of them but
+does not follow its grammar raises 42601 like PostgreSQL. Embedded queries (PREPARE … AS q, DECLARE … FOR q,
+COPY (q) TO) are returned as the original text slice, so their planning is the caller's job.
 """
 
 from __future__ import annotations
@@ -118,6 +118,14 @@ class ShowVariable:
 
 
 @dataclass(frozen=True, slots=True)
+class AlterSystem:
+    """ALTER SYSTEM SET name { TO | = } value [, …] | DEFAULT, ALTER SYSTEM RESET name | ALL."""
+
+    name: str | None  # None = RESET ALL
+    value: str | None  # None = RESET (or DEFAULT)
+
+
+@dataclass(frozen=True, slots=True)
 class SetTransaction:
     isolation: str | None
     read_only: bool | None
@@ -202,6 +210,7 @@ Utility = (
     | SetVariable
     | ResetVariable
     | ShowVariable
+    | AlterSystem
     | SetTransaction
     | Discard
     | Prepare
@@ -393,16 +402,32 @@ def _set(p: _Parser) -> Utility:
     if p.accept("session", "authorization") or p.accept("role"):
         return SetVariable("session_authorization", p.value(), local)
     name = p.qualified_name()
+    return SetVariable(name, _set_value(p), local)
+
+
+def _set_value(p: _Parser) -> str | None:
+    """`{ TO | = } { value [, …] | DEFAULT }` to the end of the statement; None = DEFAULT."""
     if not (p.accept("to") or p.accept_op("=")):
         raise p.error()
     if p.accept("default"):
         p.end()
-        return SetVariable(name, None, local)
+        return None
     values = [p.value()]
     while p.accept_op(","):
         values.append(p.value())
     p.end()
-    return SetVariable(name, ", ".join(values), local)
+    return ", ".join(values)
+
+
+def _alter_system(p: _Parser) -> AlterSystem:
+    p.expect("system")
+    if p.accept("reset"):
+        name = None if p.accept("all") else p.qualified_name()
+        p.end()
+        return AlterSystem(name, None)
+    p.expect("set")
+    name = p.qualified_name()
+    return AlterSystem(name, _set_value(p))
 
 
 def _parenthesized_list(p: _Parser) -> tuple[str, ...]:
@@ -593,7 +618,7 @@ def parse_utility(sql: str) -> Utility | None:
     if head is None:
         return None
     first = head.group(1).lower()
-    if first not in _STARTERS:
+    if first not in _STARTERS or (first == "alter" and _ALTER_SYSTEM.match(sql) is None):
         return None
     p = _Parser(sql)
     p.i = 1
@@ -601,6 +626,8 @@ def parse_utility(sql: str) -> Utility | None:
         return _transaction(p, first)
     if first == "set":
         return _set(p)
+    if first == "alter":
+        return _alter_system(p)
     if first == "reset":
         if p.accept("all"):
             p.end()
@@ -658,6 +685,7 @@ def parse_utility(sql: str) -> Utility | None:
     return _copy(p)
 
 
+_ALTER_SYSTEM = re.compile(r"\s*alter\s+system\b", re.I)
 _STARTERS = frozenset(
     [
         "begin",
@@ -671,6 +699,7 @@ _STARTERS = frozenset(
         "set",
         "reset",
         "show",
+        "alter",
         "discard",
         "prepare",
         "execute",

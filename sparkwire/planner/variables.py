@@ -11,13 +11,19 @@ transaction is undone if the transaction rolls back; SET LOCAL lasts until the t
 `end_transaction (committed)` applies those rules. Every change to the effective value of a reported variable
 calls the ParameterStatus sink with the new value. Values given at startup (`overrides`) are validated like
 SET.
+
+A value is looked up, first match wins, in: SET LOCAL, SET, the startup options, the ALTER SYSTEM values
+(`system()`, the catalog's `CatalogState.system_defaults`, read on every access and compared by identity, so a
+session that has not SET a variable follows ALTER SYSTEM at its next statement), the built-in default. RESET and
+SET … TO DEFAULT drop the SET value (PostgreSQL's reset value: startup option, else the server's default). Stored
+ALTER SYSTEM values of unknown or non-settable variables, or that no longer validate, are ignored.
 """
 
 from __future__ import annotations
 
 import re
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
@@ -344,20 +350,50 @@ def lookup(name: str) -> Variable:
     return found
 
 
+SystemDefaults = Callable[[], Mapping[str, str]]  # ALTER SYSTEM values by canonical name (catalog state)
+
+
+def _no_system_defaults() -> Mapping[str, str]:
+    return {}
+
+
 class SessionVariables:
-    def __init__(self, report: ParameterStatusSink, overrides: dict[str, str]) -> None:
+    def __init__(
+        self,
+        report: ParameterStatusSink,
+        overrides: dict[str, str],
+        system: SystemDefaults = _no_system_defaults,
+    ) -> None:
         self._report = report
-        self._session: dict[str, str] = {v.name: v.default for v in VARIABLES}
+        self._system_source = system
+        self._system_seen: Mapping[str, str] | None = None  # the mapping `_system` was last read from
+        self._system: dict[str, str] = {}
+        self._startup: dict[str, str] = {}
         for name, value in overrides.items():
             var = lookup(name)
-            self._session[var.name] = var.normalize(var.name, value)
+            self._startup[var.name] = var.normalize(var.name, value)
+        self._session: dict[str, str] = {}  # SET values; absent: the reset value (see `reset_value`)
         self._local: dict[str, str] = {}
         self._saved: dict[str, str] | None = None  # session values at transaction start
-        self.version = 0  # bumped on every change, so callers can cache values derived from the settings
+        self._version = 0
+        self._sync_system()
+
+    @property
+    def version(self) -> int:
+        """Bumped on every change of an effective value, so callers can cache values derived from the settings."""
+        self._sync_system()
+        return self._version
+
+    def reset_value(self, name: str) -> str:
+        """What RESET returns `name` to: its startup value, else its ALTER SYSTEM value, else its default."""
+        var = lookup(name)
+        self._sync_system()
+        return _first(var, self._startup, self._system)
 
     def get(self, name: str) -> str:
         var = lookup(name)
-        return self._local.get(var.name, self._session[var.name])
+        self._sync_system()
+        return self._effective(var)
 
     def reported(self) -> dict[str, str]:
         return {v.name: self.get(v.name) for v in VARIABLES if v.report}
@@ -366,18 +402,21 @@ class SessionVariables:
         return [(v.name, self.get(v.name), v.description) for v in sorted(VARIABLES, key=lambda v: v.name.lower())]
 
     def set(self, name: str, value: str | None, *, local: bool = False, in_transaction: bool = False) -> None:
-        """SET name = value (None = DEFAULT). `local` changes last until the transaction ends."""
+        """SET name = value (None = DEFAULT, the reset value). `local` changes last until the transaction ends."""
         var = lookup(name)
         if not var.settable:
             raise e.CantChangeRuntimeParam(f'parameter "{var.name}" cannot be changed')
-        canonical = var.default if value is None else var.normalize(var.name, value)
+        canonical = None if value is None else var.normalize(var.name, value)
         before = self.get(var.name)
         if local:
-            self._local[var.name] = canonical
+            self._local[var.name] = self.reset_value(var.name) if canonical is None else canonical
         else:
             if in_transaction and self._saved is None:
                 self._saved = dict(self._session)
-            self._session[var.name] = canonical
+            if canonical is None:
+                self._session.pop(var.name, None)
+            else:
+                self._session[var.name] = canonical
             self._local.pop(var.name, None)
         self._announce(var, before)
 
@@ -404,8 +443,41 @@ class SessionVariables:
         for var in VARIABLES:
             self._announce(var, before[var.name])
 
+    def _sync_system(self) -> None:
+        """Take up a changed set of ALTER SYSTEM values; variables that follow them announce their new value."""
+        source = self._system_source()
+        if source is self._system_seen:
+            return
+        self._system_seen = source
+        known = {}
+        for name, value in source.items():
+            var = _BY_NAME.get(name.lower())
+            try:
+                if var is not None and var.settable:
+                    known[var.name] = var.normalize(var.name, value)
+            except e.PgError:
+                continue  # stored under rules this version no longer accepts: the built-in default applies
+        if known == self._system:
+            return
+        before = {v.name: self._effective(v) for v in VARIABLES}
+        self._system = known
+        for var in VARIABLES:
+            self._announce(var, before[var.name])
+
+    def _effective(self, var: Variable) -> str:
+        return _first(var, self._local, self._session, self._startup, self._system)
+
     def _announce(self, var: Variable, before: str) -> None:
-        self.version += 1
-        after = self.get(var.name)
+        self._version += 1
+        after = self._effective(var)
         if var.report and after != before:
             self._report(var.name, after)
+
+
+def _first(var: Variable, *layers: Mapping[str, str]) -> str:
+    """The value of `var` in the first layer that has one, else its built-in default."""
+    for layer in layers:
+        value = layer.get(var.name)
+        if value is not None:
+            return value
+    return var.default

@@ -7,7 +7,7 @@ select n.nspname, c.relname, a.attname, a.atttypid, t.typname, a.attnum, a.attle
 
 -- query: psqlodbc.indexes
 -- compare: rows
-select c.relname, i.indisunique, i.indisclustered, a.amname, c.relhasrules, n.nspname from pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class d, pg_catalog.pg_am a, pg_catalog.pg_namespace n where d.relname = 't' and n.nspname = '{schema}' and n.oid = d.relnamespace and d.oid = i.indrelid and i.indexrelid = c.oid and c.relam = a.oid order by i.indisprimary desc, i.indisunique, n.nspname, c.relname;
+select c.relname, i.indkey, i.indisunique, i.indisclustered, a.amname, c.relhasrules, n.nspname, c.oid = c.oid, 0, i.indoption from pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class d, pg_catalog.pg_am a, pg_catalog.pg_namespace n where d.relname = 't' and n.nspname = '{schema}' and n.oid = d.relnamespace and d.oid = i.indrelid and i.indexrelid = c.oid and c.relam = a.oid order by i.indisprimary desc, i.indisunique, n.nspname, c.relname;
 
 -- query: psqlodbc.primary_key
 -- compare: rows

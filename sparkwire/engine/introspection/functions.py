@@ -15,7 +15,8 @@ pg_catalog, which is always searched) and NULL otherwise; the pg_proc functions 
 pg_get_ruledef and pg_get_statisticsobjdef_columns) answer NULL, as for any OID that names no function, rule or
 statistics object; the size functions answer 0 (`no_object_size`), pg_size_pretty prints as PostgreSQL 15,
 pg_relation_is_publishable is false, pg_get_serial_sequence NULL, pg_collation_is_visible true for pg_collation's
-rows, parse_ident splits a qualified name. `to_regclass` / `regclass_in` / `regclass_out` read the catalog state
+rows, parse_ident splits a qualified name, `regproc_oid` is the pg_proc OID of a function named by a regproc column
+(regprocs.py). `to_regclass` / `regclass_in` / `regclass_out` read the catalog state
 too (user relations, searched in the session's database and schema, which the rewrite passes), as do
 `pg_get_viewdef` (the view's query as written) and `pg_get_indexdef` (CREATE INDEX, or the n-th key).
 `lookup_type` raises PostgreSQL's 42704 for the `'name'::regtype` literals the rewrite resolves while planning;
@@ -37,6 +38,7 @@ from sparkwire.catalog.builtins_relation import quote_ident, view_definition
 from sparkwire.catalog.objects import Item
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.introspection.relations import RELATIONS
+from sparkwire.pgtypes.functions import function_oid
 from sparkwire.pgtypes.registry import format_type, parse_type_name, type_by_oid
 
 _BPCHAR = 1042
@@ -298,6 +300,7 @@ UDFS: dict[str, Udf] = {
     "pg_collation_is_visible": Udf(pg_collation_is_visible, ["BIGINT"], "BOOLEAN"),
     "parse_ident": Udf(parse_ident, ["VARCHAR"], "VARCHAR[]"),
     "pg_get_serial_sequence": Udf(no_sequence, ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    "regproc_oid": Udf(function_oid, ["VARCHAR"], "UINTEGER"),
 }
 
 

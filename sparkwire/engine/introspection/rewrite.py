@@ -23,6 +23,8 @@ needs only `database` and `schema`, the session's current database and schema):
   `x::regclass::text` print names; any other cast to an OID alias type (regtype, regclass, regnamespace, …) is a
   cast to the OID's value, except regproc, whose value is the function's name (`'pg_catalog.array_in'::regproc` →
   `'array_in'`).
+- `vectors` (vectors.py): int2vector / oidvector columns subscripted from 0, their bounds, text and elements.
+- `regproc_oids` (regprocs.py): regproc columns compared with / cast to OIDs use the function's OID.
 - `operators`: `OPERATOR(pg_catalog.op)` → the plain operator; `collations`: `COLLATE pg_catalog.default` (and
   default, "C", "POSIX") are dropped: DuckDB compares binary, which is what those collations mean here.
 """
@@ -39,8 +41,10 @@ from sparkwire import errors as e
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
 from sparkwire.catalog.builtins_pg import PG_SETTINGS
 from sparkwire.engine.introspection import functions as f
+from sparkwire.engine.introspection.regprocs import regproc_oids
 from sparkwire.engine.introspection.relations import RELATIONS
 from sparkwire.engine.introspection.tables import STORE_CATALOG, engine_name
+from sparkwire.engine.introspection.vectors import vectors
 
 
 class Context(Protocol):
@@ -165,6 +169,7 @@ _UDF_FUNCTIONS = (frozenset(f.UDFS) | frozenset(f.STATE_UDFS)) - {
     "regclass_in",
     "to_regclass",
     "pg_get_viewdef",
+    "regproc_oid",
 }
 
 
@@ -382,4 +387,14 @@ def collations(node: exp.Expression, ctx: Context) -> exp.Expression:
 
 
 # Each runs as its own pass over the tree (a pass does not revisit the children of a node it replaced).
-TRANSFORMS = (fold_identifiers, builtin_tables, catalog_functions, qualified_types, object_casts, operators, collations)
+TRANSFORMS = (
+    fold_identifiers,
+    builtin_tables,
+    vectors,
+    regproc_oids,
+    catalog_functions,
+    qualified_types,
+    object_casts,
+    operators,
+    collations,
+)

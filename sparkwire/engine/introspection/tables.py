@@ -4,10 +4,12 @@ Contract: the store is the attached in-memory database `STORE_CATALOG`; `engine_
 hosting a builtin schema (DuckDB reserves `pg_catalog` and `information_schema` in every database, so those are
 hosted as `pg_catalog_sw` and `information_schema_sw`); `table_sql(rel)` is the table's qualified name;
 `create_sql(rel)` its CREATE TABLE; `arrow_rows(rel, rows)` the rows as an Arrow table with the engine types (array
-values given as tuples). Types DuckDB lacks are stored as their closest value type: oid/xid/uint4 as UINTEGER,
-uint8 as UBIGINT, regproc as its name (VARCHAR, as PostgreSQL prints it), name/"char"/aclitem/mz_aclitem/
-pg_node_tree/inet and information_schema's text domains as VARCHAR, uuid as UUID (filled from text),
-int2vector/oidvector and Materialize lists as arrays.
+values given as tuples). Types DuckDB lacks are stored as their closest value type: oid/xid/uint4 as UINTEGER, uint8
+as UBIGINT, regproc as its name (VARCHAR, as PostgreSQL prints it), name/"char"/aclitem/mz_aclitem/
+pg_node_tree/inet and information_schema's text domains as VARCHAR, uuid as UUID (filled from text), Materialize
+lists as arrays, int2vector/oidvector as the list types pgtypes reserves for them
+(`pgtypes.mapping.VECTOR_ENGINE_TYPES`: USMALLINT[] and UBIGINT[]), so that results report them as int2vector /
+oidvector.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 import pyarrow as pa
 
 from sparkwire.catalog.builtins_relation import BuiltinRelation, Row
+from sparkwire.pgtypes.mapping import INT2VECTOR, OIDVECTOR, VECTOR_ENGINE_TYPES
 
 STORE_CATALOG = "sw_introspection"
 _RESERVED_BY_DUCKDB = frozenset({"pg_catalog", "information_schema"})
@@ -44,8 +47,8 @@ _ENGINE_TYPES: dict[str, str] = {
     "real": "FLOAT",
     "interval": "INTERVAL",
     "timestamp with time zone": "TIMESTAMPTZ",
-    "int2vector": "SMALLINT[]",
-    "oidvector": "UINTEGER[]",
+    "int2vector": VECTOR_ENGINE_TYPES[INT2VECTOR],
+    "oidvector": VECTOR_ENGINE_TYPES[OIDVECTOR],
     "information_schema.sql_identifier": "VARCHAR",
     "information_schema.character_data": "VARCHAR",
     "information_schema.yes_or_no": "VARCHAR",
@@ -60,6 +63,7 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
     "BLOB": pa.binary(),
     "UUID": pa.string(),
     "SMALLINT": pa.int16(),
+    "USMALLINT": pa.uint16(),
     "INTEGER": pa.int32(),
     "BIGINT": pa.int64(),
     "FLOAT": pa.float32(),
