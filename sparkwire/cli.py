@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from sparkwire.planner.rbac import CatalogPasswords
 from sparkwire.planner.service import PlannerService, SparkOptions
 from sparkwire.server.auth import AUTH_METHODS, BootstrapPasswords, make_auth_method
+from sparkwire.server.auth.passwords import CatalogPasswords
 from sparkwire.server.connection import ServerContext
 from sparkwire.server.listener import Listener
 

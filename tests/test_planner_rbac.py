@@ -20,17 +20,12 @@ from sparkwire.errors import PgError
 from sparkwire.planner import rbac_grammar as g
 from sparkwire.planner.ddl_grammar import Name
 from sparkwire.planner.privileges import check_dml, check_ops, check_read, visible_objects
-from sparkwire.planner.rbac import (
-    CatalogPasswords,
-    RbacPlan,
-    login_role,
-    parse_scram_secret,
-    plan_rbac,
-    scram_secret,
-)
+from sparkwire.planner.rbac import RbacPlan, login_role, plan_rbac, scram_secret
 from sparkwire.planner.resolve import Names
 from sparkwire.planner.translate_duckdb import parse
+from sparkwire.scram import parse_secret
 from sparkwire.server.auth import BootstrapPasswords
+from sparkwire.server.auth.passwords import CatalogPasswords
 from tests.support.postgres import PostgresOracle
 
 SUPERUSER = "u1"  # the bootstrap role `materialize`
@@ -179,8 +174,8 @@ def test_create_alter_drop_role(catalog: Catalog) -> None:
     alice, bob = state.resolve_role("alice"), state.resolve_role("bob")
     assert (alice.login, alice.superuser, alice.inherit, alice.password_verifier) == (False, False, True, None)
     assert bob.login and bob.password_verifier is not None and "secret" not in bob.password_verifier
-    assert parse_scram_secret(bob.password_verifier).verifies("secret")
-    assert not parse_scram_secret(bob.password_verifier).verifies("wrong")
+    assert parse_secret(bob.password_verifier).verifies("secret")
+    assert not parse_secret(bob.password_verifier).verifies("wrong")
     run(catalog, "ALTER ROLE alice WITH SUPERUSER LOGIN NOINHERIT PASSWORD 'pw'")
     alice = catalog.state.resolve_role("alice")
     assert (alice.superuser, alice.login, alice.inherit) == (True, True, False)
@@ -217,7 +212,7 @@ def test_login_role_and_catalog_passwords(catalog: Catalog) -> None:
 def test_scram_secret_format() -> None:
     secret = scram_secret("pw")
     assert secret.startswith("SCRAM-SHA-256$4096:")
-    assert parse_scram_secret(secret).verifies("pw")
+    assert parse_secret(secret).verifies("pw")
 
 
 def test_role_errors(catalog: Catalog) -> None:

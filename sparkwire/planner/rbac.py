@@ -25,15 +25,12 @@ the error PostgreSQL raises, in its wording (checked against the PostgreSQL 15 o
 Ownership and object-privilege errors use `privileges`' wording (Materialize's, see there).
 
 Logins: `login_role(state, user)` is the catalog role a session runs as — FATAL 28000 `role "x" does not exist` or
-`role "x" is not permitted to log in` otherwise. `CatalogPasswords` is the `PasswordStore` of the roles' SCRAM
-verifiers (falling back to another store, e.g. the bootstrap superuser's password from the environment, for a role
-without one); `scram_secret` / `parse_scram_secret` convert verifiers to and from pg_authid's text form.
+`role "x" is not permitted to log in` otherwise. `scram_secret(password)` is the verifier a role stores (authentication
+reads it back through server/auth/passwords.py `CatalogPasswords`).
 """
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable
 from typing import NamedTuple
 
 from sparkwire import errors as e
@@ -54,7 +51,7 @@ from sparkwire.planner.api import Notice
 from sparkwire.planner.ddl_grammar import Name
 from sparkwire.planner.privileges import check_owner, is_superuser, permission_denied
 from sparkwire.planner.resolve import BUILTIN_SCHEMAS, Names, is_builtin_relation
-from sparkwire.server.auth.passwords import PasswordStore, ScramVerifier
+from sparkwire.scram import ScramVerifier, secret_text
 
 _LETTERS: dict[str, str] = {
     "SELECT": "r",
@@ -103,38 +100,8 @@ def plan_rbac(stmt: g.RbacStatement, state: CatalogState, names: Names) -> RbacP
 
 
 def scram_secret(password: str) -> str:
-    """The verifier PostgreSQL stores in pg_authid.rolpassword: `SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>`
-    (base64 parts)."""
-    v = ScramVerifier.from_password(password)
-    b64 = base64.b64encode
-    return (
-        f"SCRAM-SHA-256${v.iterations}:{b64(v.salt).decode()}${b64(v.stored_key).decode()}:{b64(v.server_key).decode()}"
-    )
-
-
-def parse_scram_secret(secret: str) -> ScramVerifier:
-    """The inverse of `scram_secret` (for a password store backed by the catalog's roles)."""
-    mechanism, iterations_salt, keys = secret.split("$")
-    if mechanism != "SCRAM-SHA-256":
-        raise ValueError(f"not a SCRAM-SHA-256 secret: {mechanism}")
-    iterations, salt = iterations_salt.split(":")
-    stored_key, server_key = keys.split(":")
-    b64 = base64.b64decode
-    return ScramVerifier(b64(salt), int(iterations), b64(stored_key), b64(server_key))
-
-
-class CatalogPasswords:
-    """Passwords of the catalog's roles, read from the current state at each login."""
-
-    def __init__(self, state: Callable[[], CatalogState], fallback: PasswordStore | None = None) -> None:
-        self._state = state
-        self._fallback = fallback
-
-    def scram_verifier(self, role: str) -> ScramVerifier | None:
-        found = self._state().role_by_name(role)
-        if found is not None and found.password_verifier is not None:
-            return parse_scram_secret(found.password_verifier)
-        return None if self._fallback is None else self._fallback.scram_verifier(role)
+    """The verifier PostgreSQL stores in pg_authid.rolpassword for `password`."""
+    return secret_text(ScramVerifier.from_password(password))
 
 
 def login_role(state: CatalogState, user: str) -> Role:

@@ -1,46 +1,20 @@
 """Where authentication reads secrets: `PasswordStore` maps a role to its SCRAM-SHA-256 verifier (or None).
 
-Contract: plaintext passwords are never stored. `ScramVerifier.from_password` derives (salt, iterations,
-StoredKey, ServerKey) as PostgreSQL stores them in pg_authid; `verifies(password)` re-derives and compares in
-constant time. `BootstrapPasswords` is the store for the one bootstrap superuser whose password comes from the
-environment.
+Contract: plaintext passwords are never stored (verifiers: sparkwire/scram.py). `BootstrapPasswords` is the store
+for the one bootstrap superuser whose password comes from the environment; `CatalogPasswords` reads the verifiers of
+the catalog's roles (CREATE ROLE … PASSWORD) from its current state at each login, falling back to another store.
 
 """
 
 from __future__ import annotations
 
-import hmac
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Protocol
 
-from scramp import ScramMechanism
+from sparkwire.catalog import CatalogState
+from sparkwire.scram import SCRAM_ITERATIONS, ScramVerifier, parse_secret
 
-SCRAM_ITERATIONS = 4096  # PostgreSQL's scram_iterations default
-_MECHANISM = ScramMechanism("SCRAM-SHA-256")
-
-
-@dataclass(frozen=True, slots=True)
-class ScramVerifier:
-    salt: bytes
-    iterations: int
-    stored_key: bytes
-    server_key: bytes
-
-    @classmethod
-    def from_password(cls, password: str, *, salt: bytes | None = None) -> ScramVerifier:
-        salt_out, stored_key, server_key, iterations = _MECHANISM.make_auth_info(
-            password, iteration_count=SCRAM_ITERATIONS, salt=salt
-        )
-        return cls(salt_out, iterations, stored_key, server_key)
-
-    def verifies(self, password: str) -> bool:
-        _, stored_key, server_key, _ = _MECHANISM.make_auth_info(
-            password, iteration_count=self.iterations, salt=self.salt
-        )
-        return hmac.compare_digest(stored_key, self.stored_key) and hmac.compare_digest(
-            server_key, self.server_key
-        )
-
+__all__ = ["SCRAM_ITERATIONS", "BootstrapPasswords", "CatalogPasswords", "PasswordStore", "ScramVerifier"]
 
 class PasswordStore(Protocol):
     def scram_verifier(self, role: str) -> ScramVerifier | None: ...
@@ -55,3 +29,17 @@ class BootstrapPasswords:
 
     def scram_verifier(self, role: str) -> ScramVerifier | None:
         return self._verifier if role == self._role else None
+
+
+class CatalogPasswords:
+    """Passwords of the catalog's roles, read from the current state at each login."""
+
+    def __init__(self, state: Callable[[], CatalogState], fallback: PasswordStore | None = None) -> None:
+        self._state = state
+        self._fallback = fallback
+
+    def scram_verifier(self, role: str) -> ScramVerifier | None:
+        found = self._state().role_by_name(role)
+        if found is not None and found.password_verifier is not None:
+            return parse_secret(found.password_verifier)
+        return None if self._fallback is None else self._fallback.scram_verifier(role)
