@@ -37,7 +37,7 @@ mz_monitor_redacted, and for any other role row-filtered to the objects it owns 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Literal
@@ -63,7 +63,14 @@ from sparkwire.catalog.ops import (
     ReplaceItem,
 )
 from sparkwire.planner import ddl_grammar
-from sparkwire.planner.resolve import BUILTIN_SCHEMAS, Names, cte_names, is_table_function, resolve_table
+from sparkwire.planner.resolve import (
+    BUILTIN_SCHEMAS,
+    Names,
+    cte_names,
+    is_table_function,
+    relation_references,
+    resolve_table,
+)
 from sparkwire.planner.translate_duckdb import parse
 
 MZ_SUPPORT_ROLE_ID = "s2"
@@ -205,14 +212,6 @@ def _has_full_access(access: BuiltinAccess, state: CatalogState, role_id: str) -
     return not access.readers.isdisjoint(state.effective_roles(role_id))
 
 
-def _references(tree: exp.Expression, state: CatalogState, names: Names) -> Iterator[tuple[exp.Table, Item | None]]:
-    """Every relation reference: (node, catalog item), or (node, None) for a builtin relation."""
-    for node in tree.find_all(exp.Table):
-        if is_table_function(node) or (not node.db and node.name in cte_names(node)):
-            continue
-        yield node, resolve_table(node, state, names)
-
-
 @lru_cache(maxsize=512)
 def _view_builtins(create_sql: str) -> tuple[tuple[str, str], ...]:
     """The builtin relations a view's stored definition reads (user relations are its `dependencies`)."""
@@ -278,7 +277,7 @@ def _check_reads(
     filtered: dict[int, tuple[str, str]] = {}
     tables = list(tree.find_all(exp.Table))
     position = {id(node): n for n, node in enumerate(tables)}
-    for node, item in _references(tree, state, names):
+    for node, item in relation_references(tree, state, names):
         if node is skip:
             continue
         if item is not None:

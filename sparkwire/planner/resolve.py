@@ -8,12 +8,14 @@ Contract:
   search path. A name that is neither raises 42P01 `relation "x" does not exist`; a schema-qualified name in a
   schema that does not exist raises 3F000.
 - `cte_names(node)`: the names of the CTEs in scope at `node` (they hide relations of the same name).
+- `relation_references(tree, state, names)`: every reference, as (node, item) or (node, None) for a builtin.
 - `user_relations(tree, state, names)` lists every reference to a user relation in a statement, in tree order,
   skipping CTE names, table functions (`generate_series(…)`) and builtin relations.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -89,14 +91,15 @@ def resolve_table(node: exp.Table, state: CatalogState, names: Names) -> Item | 
     return item
 
 
-def user_relations(tree: exp.Expression, state: CatalogState, names: Names) -> list[tuple[exp.Table, Item]]:
-    found: list[tuple[exp.Table, Item]] = []
+def relation_references(
+    tree: exp.Expression, state: CatalogState, names: Names
+) -> Iterator[tuple[exp.Table, Item | None]]:
+    """Every relation reference in tree order: (node, catalog item), or (node, None) for a builtin relation."""
     for node in tree.find_all(exp.Table):
-        if is_table_function(node):
+        if is_table_function(node) or (not node.db and node.name in cte_names(node)):
             continue
-        if not node.db and node.name in cte_names(node):
-            continue
-        item = resolve_table(node, state, names)
-        if item is not None:
-            found.append((node, item))
-    return found
+        yield node, resolve_table(node, state, names)
+
+
+def user_relations(tree: exp.Expression, state: CatalogState, names: Names) -> list[tuple[exp.Table, Item]]:
+    return [(node, item) for node, item in relation_references(tree, state, names) if item is not None]

@@ -28,6 +28,7 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.objects import Column as CatalogColumn
 from sparkwire.catalog.objects import Item
 from sparkwire.engine.duckdb import DuckDBConnection
+from sparkwire.engine.spark import SparkArrowStream
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, plan_alter_notice
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
@@ -208,7 +209,7 @@ class UserData:
         read: ReadContext,
         params: Sequence[object],
         param_types: Sequence[str],
-    ) -> Iterator[pa.RecordBatch]:
+    ) -> SparkArrowStream:
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
         query = executor.prepare(tree, state, names, read, param_types)
@@ -216,7 +217,7 @@ class UserData:
         with self._lock:
             self._job_tag = tag
         try:
-            return iter(executor.run(query, params, tag, None))
+            return executor.run(query, params, tag, None)
         finally:
             with self._lock:
                 self._job_tag = None
@@ -224,11 +225,8 @@ class UserData:
     def query_arrow(self, tree: exp.Expression, txn: WriteTxn | None) -> pa.Table:
         """A query over user relations (INSERT … SELECT, CREATE TABLE AS) as one Arrow table."""
         state, names = self._data.state, self._names()
-        batches = list(self._run_spark(tree, state, names, self._read(txn), (), ()))
-        if batches:
-            return pa.Table.from_batches(batches)
-        query = self._data.executor.prepare(tree, state, names, self._read(txn), ())
-        return self._data.executor.schema(query, ()).empty_table()
+        stream = self._run_spark(tree, state, names, self._read(txn), (), ())
+        return pa.Table.from_batches(list(stream), schema=stream.schema)
 
     def cancel(self) -> bool:
         with self._lock:
