@@ -12,10 +12,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import psycopg
 import pytest
 
-from tests.support.clients import unique
+from tests.support.clients import same_schema
 from tests.support.postgres import PostgresOracle
 from tests.support.server import SparkwireServer
 
@@ -33,7 +32,7 @@ pytestmark = pytest.mark.skipif(
 DDL = (
     "CREATE SCHEMA {s}",
     "CREATE TABLE {s}.t (id integer NOT NULL, amount numeric(10,2), name text, ts timestamp with time zone, "
-    "v varchar(20), c char(3), d double precision, b bigint, flag boolean)",
+    "v varchar(20), c char(3), d double precision, b bigint, flag boolean, PRIMARY KEY (id))",
     "CREATE VIEW {s}.v AS SELECT id, name FROM {s}.t",
     "CREATE MATERIALIZED VIEW {s}.mv AS SELECT id, amount FROM {s}.t",
     "CREATE INDEX t_id_idx ON {s}.t (id)",
@@ -63,11 +62,7 @@ def run(classes: Path, port: int, user: str, db: str, schema: str) -> dict[str, 
 
 
 def test_database_metadata(classes: Path, server: SparkwireServer, oracle: PostgresOracle) -> None:
-    schema = unique("jdbcmd")
-    for dsn in (server.dsn, oracle.dsn):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for statement in DDL:
-                conn.execute(statement.format(s=schema))
+    schema = same_schema((server.dsn, oracle.dsn), "jdbcmd", DDL)
     got = run(classes, server.port, "materialize", "materialize", schema)
     want = run(classes, oracle.port, "postgres", "postgres", schema)
     assert not [key for key in got if key.endswith("!")], got
@@ -79,8 +74,12 @@ def test_database_metadata(classes: Path, server: SparkwireServer, oracle: Postg
     assert "materialize" in got["catalogs"].split(";")
     assert {schema, "public", "mz_catalog", "pg_catalog"} <= set(got["all_schemas"].split(";"))
     assert got["tables"].split(";") == [
-        f"{schema}|t_id_idx|INDEX|null", f"{schema}|t_two_idx|INDEX|null", f"{schema}|mv|MATERIALIZED VIEW|null",
+        f"{schema}|t_id_idx|INDEX|null", f"{schema}|t_pkey|INDEX|null", f"{schema}|t_two_idx|INDEX|null",
+        f"{schema}|mv|MATERIALIZED VIEW|null",
         f"{schema}|t|TABLE|null", f"{schema}|v|VIEW|null",
     ]
-    assert got["index_info"] == "t_id_idx|true|3|1|id|A;t_two_idx|true|3|1|name|A;t_two_idx|true|3|2|id|A"
+    assert got["index_info"] == (
+        "t_pkey|false|3|1|id|A;t_id_idx|true|3|1|id|A;t_two_idx|true|3|1|name|A;t_two_idx|true|3|2|id|A"
+    )
+    assert got["primary_keys"] == want["primary_keys"] != ""
     assert got["columns"].split(";")[1] == "amount|2|numeric|10|2|1|2|YES|NO|null"

@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import psycopg
 import pytest
 
-from tests.support.clients import unique
+from tests.support.clients import same_schema
 from tests.support.postgres import PostgresOracle
 from tests.support.server import SparkwireServer
 
@@ -29,7 +28,7 @@ if DRIVER not in pyodbc.drivers():
 DDL = (
     "CREATE SCHEMA {s}",
     "CREATE TABLE {s}.t (id integer NOT NULL, amount numeric(10,2), name text, v varchar(20), "
-    "ts timestamp with time zone, d double precision, b bigint, flag boolean)",
+    "ts timestamp with time zone, d double precision, b bigint, flag boolean, PRIMARY KEY (id))",
     "CREATE VIEW {s}.v AS SELECT id, name FROM {s}.t",
     "CREATE INDEX t_id_idx ON {s}.t (id)",
     "CREATE INDEX t_name_b_idx ON {s}.t (name, b)",
@@ -71,18 +70,17 @@ def run(tmp: Path, port: int, user: str, db: str, schema: str) -> dict[str, Any]
 
 
 def test_odbc_catalog_functions(tmp_path: Path, server: SparkwireServer, oracle: PostgresOracle) -> None:
-    schema = unique("odbc")
-    for dsn in (server.dsn, oracle.dsn):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for statement in DDL:
-                conn.execute(statement.format(s=schema))
+    schema = same_schema((server.dsn, oracle.dsn), "odbc", DDL)
     got = run(tmp_path, server.port, "materialize", "materialize", schema)
     want = run(tmp_path, oracle.port, "postgres", "postgres", schema)
     assert got["dbms"] == want["dbms"] == "PostgreSQL"
-    for key in ("tables", "columns", "view_columns", "primary_keys", "statistics", "type_info", "query"):
+    for key in ("tables", "columns", "view_columns", "statistics", "type_info", "query"):
         assert got[key] == want[key], key
+    # SQLPrimaryKeys names the database as the catalog
+    assert [row[1:] for row in got["primary_keys"]] == [row[1:] for row in want["primary_keys"]]
+    assert got["primary_keys"] == [["materialize", schema, "t", "id", 1, "t_pkey"]]
     assert got["tables"] == [[schema, "t", "TABLE"], [schema, "v", "VIEW"]]
     assert got["columns"][1] == ["amount", "numeric", 2, 10, 2, 1, 2]
     assert [row[2] + "." + str(row[5]) for row in got["statistics"]] == [
-        "t_expr_idx.(b + 1)", "t_expr_idx.flag", "t_id_idx.id", "t_name_b_idx.name", "t_name_b_idx.b"
+        "t_pkey.id", "t_expr_idx.(b + 1)", "t_expr_idx.flag", "t_id_idx.id", "t_name_b_idx.name", "t_name_b_idx.b"
     ]

@@ -94,6 +94,27 @@ def test_views_see_writes_and_materialized_views_stay_current(conns: tuple[Conn,
         sw.execute("DROP TABLE ud_mv_src CASCADE")
 
 
+def test_view_columns_are_named_as_in_postgres(conns: tuple[Conn, Conn]) -> None:
+    """Unaliased projections of a view or materialized view take PostgreSQL's names (`sum`, `count`, `length`),
+    readable by those names on Spark and in the catalog."""
+    sql = "SELECT dept, sum(salary), count(*), length(max(name)), dept + 1 FROM ud_emp GROUP BY dept"
+    for conn in conns:
+        conn.execute(f"CREATE VIEW ud_named AS {sql}")
+    sw, pg = conns
+    sw.execute(f"CREATE MATERIALIZED VIEW ud_named_mv AS {sql}")
+    try:
+        columns = "SELECT attname FROM pg_attribute WHERE attrelid = '{}'::regclass AND attnum > 0 ORDER BY attnum"
+        assert sw.execute(columns.format("ud_named")).fetchall() == pg.execute(columns.format("ud_named")).fetchall()
+        assert sw.execute(columns.format("ud_named_mv")).fetchall() == pg.execute(columns.format("ud_named")).fetchall()
+        query = "SELECT dept, sum, count, length, \"?column?\" FROM {} ORDER BY dept"
+        assert _outcome(sw, query.format("ud_named")) == _outcome(pg, query.format("ud_named"))
+        assert sw.execute(query.format("ud_named_mv")).fetchall() == pg.execute(query.format("ud_named")).fetchall()
+    finally:
+        sw.execute("DROP MATERIALIZED VIEW ud_named_mv")
+        for conn in conns:
+            conn.execute("DROP VIEW ud_named")
+
+
 def test_index_fast_path_answers_literal_lookups(conns: tuple[Conn, Conn]) -> None:
     sw, pg = conns
     sw.execute("CREATE INDEX ud_emp_id_idx ON ud_emp (id)")

@@ -5,7 +5,8 @@ types (read from the oracle's own pg_attribute), and a real sparkwire server ans
 column names. Content: the same schema — a table with columns of many types, an index, a view and a materialized
 view — is created in the oracle with SQL and in a real catalog with ops (column types parsed from the same SQL
 spellings), and the store's rows for it must equal PostgreSQL's, leaving out what legitimately differs: OIDs,
-owners and database names, and default expressions (PostgreSQL stores them with casts added).
+owners and database names. Default expressions are compared as pg_get_expr prints them (casts added, a DEFAULT NULL
+stored as no default).
 """
 
 from __future__ import annotations
@@ -34,20 +35,20 @@ SCHEMA = "catalog_fixture"
 # (name, SQL type, NOT NULL, DEFAULT)
 COLUMNS: tuple[tuple[str, str, bool, str | None], ...] = (
     ("id", "integer", True, None),
-    ("small", "smallint", False, None),
-    ("big", "bigint", False, None),
-    ("price", "numeric(10,2)", False, None),
+    ("small", "smallint", False, "3"),
+    ("big", "bigint", False, "-1"),
+    ("price", "numeric(10,2)", False, "1.5"),
     ("amount", "numeric", False, None),
     ("ratio", "real", False, None),
     ("score", "double precision", False, None),
     ("name", "character varying(40)", True, "'x'"),
-    ("note", "varchar", False, None),
+    ("note", "varchar", False, "NULL"),
     ("code", "character(3)", False, None),
-    ("body", "text", False, None),
-    ("flag", "boolean", False, None),
-    ("born", "date", False, None),
+    ("body", "text", False, "'it''s'"),
+    ("flag", "boolean", False, "true"),
+    ("born", "date", False, "'2020-01-01'"),
     ("at", "timestamp", False, None),
-    ("at_tz", "timestamp(3) with time zone", False, None),
+    ("at_tz", "timestamp(3) with time zone", False, "now()"),
     ("during", "interval", False, None),
     ("clock", "time(2)", False, None),
     ("doc", "jsonb", False, None),
@@ -231,13 +232,11 @@ def test_pg_attribute_matches(oracle_fixture: Conn, ours: Store) -> None:
 
 def test_information_schema_columns_match(oracle_fixture: Conn, ours: Store) -> None:
     rel = next(r for r in PG_RELATIONS if r.name == "columns")
-    compared = [n for n, _ in rel.columns if n not in ("table_catalog", "udt_catalog", "column_default")]
+    compared = [n for n, _ in rel.columns if n not in ("table_catalog", "udt_catalog")]
     sql = f"SELECT {', '.join(compared)} FROM {{columns}} WHERE table_schema = '{SCHEMA}'"
     mine, theirs = both(oracle_fixture, ours, sql)
     assert len(mine) == len(COLUMNS) + 2
     assert mine == theirs
-    sql = f"SELECT column_name, column_default IS NULL FROM {{columns}} WHERE table_schema = '{SCHEMA}'"
-    assert both(oracle_fixture, ours, sql)[0] == both(oracle_fixture, ours, sql)[1]
 
 
 def test_information_schema_tables_and_views_match(oracle_fixture: Conn, ours: Store) -> None:
@@ -306,11 +305,23 @@ def test_pg_tables_matviews_views_attrdef_match(oracle_fixture: Conn, ours: Stor
         mine, theirs = both(oracle_fixture, ours, sql + f" WHERE schemaname = '{SCHEMA}'")
         assert mine == theirs and len(mine) == 1
     sql = (
-        f"SELECT c.relname, d.adnum FROM {{pg_attrdef}} d JOIN {{pg_class}} c ON c.oid = d.adrelid "
-        f"JOIN {{pg_namespace}} n ON n.oid = c.relnamespace WHERE n.nspname = '{SCHEMA}'"
+        "SELECT c.relname, d.adnum, {expr} FROM {pg_attrdef} d JOIN {pg_class} c ON c.oid = d.adrelid "
+        f"JOIN {{pg_namespace}} n ON n.oid = c.relnamespace WHERE n.nspname = '{SCHEMA}' ORDER BY d.adnum"
     )
-    mine, theirs = both(oracle_fixture, ours, sql)
-    assert mine == theirs == [("t", 8)]
+    pg_names = {rel.name: f"{rel.schema}.{rel.name}" for rel in PG_RELATIONS}
+    theirs = oracle_fixture.execute(sql.format(expr="pg_get_expr(d.adbin, d.adrelid)", **pg_names)).fetchall()
+    mine = ours.query(sql.format(expr="d.adbin", **_names("pg_catalog")))
+    assert mine == theirs
+    assert [row[2] for row in theirs] == [
+        "3",
+        "'-1'::integer",
+        "1.5",
+        "'x'::character varying",
+        "'it''s'::text",
+        "true",
+        "'2020-01-01'::date",
+        "now()",
+    ]
 
 
 def test_stat_user_tables_counts_are_zero(oracle_fixture: Conn, ours: Store) -> None:
@@ -323,7 +334,11 @@ def test_stat_user_tables_counts_are_zero(oracle_fixture: Conn, ours: Store) -> 
 
 
 def test_empty_constraint_relations(ours: Store) -> None:
+    """The fixture has no primary key (test_introspection_result_types.py covers keys): its only constraints are
+    PostgreSQL 15's NOT NULL checks in information_schema.table_constraints."""
     for name in ("pg_constraint", "pg_description", "pg_inherits"):
         assert ours.query(f"SELECT count(*) FROM {_names('pg_catalog')[name]}") == [(0,)]
-    for name in ("table_constraints", "key_column_usage", "referential_constraints"):
+    for name in ("key_column_usage", "referential_constraints"):
         assert ours.query(f"SELECT count(*) FROM {_names('information_schema')[name]}") == [(0,)]
+    checks = f"SELECT DISTINCT constraint_type FROM {_names('information_schema')['table_constraints']}"
+    assert ours.query(checks) == [("CHECK",)]

@@ -27,6 +27,8 @@ DDL = (
     "CREATE INDEX t_id_idx ON {s}.t (id)",
     "CREATE INDEX t_name_b_idx ON {s}.t (name, b)",
     "CREATE INDEX t_expr_idx ON {s}.t ((b + 1), flag)",
+    "CREATE TABLE {s}.k (a integer, b text, c integer, PRIMARY KEY (b, a))",
+    "CREATE INDEX k_c_idx ON {s}.k (c)",
 )
 
 
@@ -58,7 +60,7 @@ def test_inspector_matches_postgres(engines: tuple[str, sa.Engine, sa.Engine]) -
     assert schema in mine.get_schema_names()
     for method in ("get_table_names", "get_view_names", "get_materialized_view_names"):
         assert getattr(mine, method)(schema=schema) == getattr(pg, method)(schema=schema)
-    assert mine.get_table_names(schema=schema) == ["t"]
+    assert mine.get_table_names(schema=schema) == ["t", "k"]
     assert mine.get_view_names(schema=schema) == ["v"]
     assert mine.get_materialized_view_names(schema=schema) == ["mv"]
     for name in ("t", "v", "mv"):
@@ -75,6 +77,17 @@ def test_inspector_matches_postgres(engines: tuple[str, sa.Engine, sa.Engine]) -
     ]
     assert mine.has_table("t", schema=schema) and not mine.has_table("nope", schema=schema)
     assert mine.get_table_comment("t", schema=schema) == pg.get_table_comment("t", schema=schema)
+
+
+def test_inspector_primary_keys_match_postgres(engines: tuple[str, sa.Engine, sa.Engine]) -> None:
+    schema, ours, theirs = engines
+    mine, pg = sa.inspect(ours), sa.inspect(theirs)
+    assert mine.get_pk_constraint("k", schema=schema) == pg.get_pk_constraint("k", schema=schema)
+    assert mine.get_pk_constraint("k", schema=schema)["constrained_columns"] == ["b", "a"]
+    assert mine.get_pk_constraint("k", schema=schema)["name"] == "k_pkey"
+    assert _columns(mine, "k", schema) == _columns(pg, "k", schema)
+    assert mine.get_indexes("k", schema=schema) == pg.get_indexes("k", schema=schema)
+    assert mine.get_unique_constraints("k", schema=schema) == pg.get_unique_constraints("k", schema=schema)
 
 
 def test_pandas_read_sql_of_catalog_queries(engines: tuple[str, sa.Engine, sa.Engine]) -> None:

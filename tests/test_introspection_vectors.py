@@ -12,7 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from tests.support.clients import unique
+from tests.support.clients import same_schema
 from tests.support.postgres import PostgresOracle
 from tests.support.server import SparkwireServer
 
@@ -52,12 +52,7 @@ QUERIES = (
 
 @pytest.fixture(scope="module")
 def schema(server: SparkwireServer, oracle: PostgresOracle) -> Iterator[str]:
-    name = unique("vec")
-    for dsn in (server.dsn, oracle.dsn):
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            for statement in DDL:
-                conn.execute(statement.format(s=name))
-    yield name
+    yield same_schema((server.dsn, oracle.dsn), "vec", DDL)
 
 
 def _run(conn: Conn, sql: str, binary: bool) -> tuple[list[tuple[str, int]], list[tuple[Any, ...]]]:

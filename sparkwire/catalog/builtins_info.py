@@ -1,5 +1,6 @@
 """information_schema relations with PostgreSQL 15's columns: schemata, tables, columns, views, and the constraint
-relations (table_constraints, key_column_usage, referential_constraints, empty: the catalog holds no constraints).
+relations (table_constraints and key_column_usage: primary keys and NOT NULL checks, see builtins_pg_keys.py;
+referential_constraints is empty: the catalog holds no foreign keys).
 
 Contract: `INFO_RELATIONS` lists them; rows are functions of a `CatalogState` and carry PostgreSQL's values:
 `tables` has tables and sources as `BASE TABLE` and views as `VIEW` (PostgreSQL lists no materialized views there,
@@ -8,13 +9,15 @@ format_type without modifiers, `ARRAY` for arrays; character_maximum_length, cha
 numeric_precision / radix / scale and datetime_precision follow `_pg_char_max_length`, `_pg_numeric_precision`, …;
 udt_name is the typname). Column types are PostgreSQL's information_schema domains. Every schema belongs to one
 database; builtin schemas are ambient and appear once per database. Views are not updatable (the catalog does not
-know whether a view's query is) and their columns are nullable, as PostgreSQL reports them.
+know whether a view's query is) and their columns are nullable, as PostgreSQL reports them. view_definition and
+column_default are pg_get_viewdef's and pg_get_expr's text (deparse.py).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from sparkwire.catalog.builtins_pg_keys import key_column_usage_rows, table_constraints_rows
 from sparkwire.catalog.builtins_relation import (
     BuiltinRelation,
     Row,
@@ -22,8 +25,8 @@ from sparkwire.catalog.builtins_relation import (
     names_of,
     no_rows,
     parse_columns,
-    view_definition,
 )
+from sparkwire.catalog.deparse import column_default, view_definition_text
 from sparkwire.catalog.objects import Column, Item
 from sparkwire.catalog.state import CatalogState
 from sparkwire.pgtypes import typmod as tm
@@ -66,14 +69,7 @@ def _schemata_rows(state: CatalogState) -> list[Row]:
 
 
 def _relations(state: CatalogState, *kinds: str) -> list[tuple[str, str, Item]]:
-    """(database, schema, item) of the items of these kinds in user schemas."""
-    names = names_of(state)
-    out: list[tuple[str, str, Item]] = []
-    for item in names.items(*kinds):
-        database = names.database_of(item.schema_id)
-        if database is not None:
-            out.append((database, names.schema(item.schema_id), item))
-    return out
+    return names_of(state).placed_items(*kinds)
 
 
 def _tables_rows(state: CatalogState) -> list[Row]:
@@ -139,7 +135,7 @@ def _column_row(database: str, schema: str, item: Item, position: int, column: C
         item.name,
         column.name,
         position,
-        column.default,
+        column_default(column),
         _yes(column.nullable or item.kind == "view"),
         data_type(column.type_oid),
         maximum,
@@ -199,7 +195,7 @@ def _columns_rows(state: CatalogState) -> list[Row]:
 
 def _views_rows(state: CatalogState) -> list[Row]:
     return [
-        (database, schema, v.name, view_definition(v.create_sql), "NONE", "NO", "NO", "NO", "NO", "NO")
+        (database, schema, v.name, view_definition_text(state, v, False), "NONE", "NO", "NO", "NO", "NO", "NO")
         for database, schema, v in _relations(state, "view")
     ]
 
@@ -264,7 +260,7 @@ INFO_RELATIONS: tuple[BuiltinRelation, ...] = (
         "constraint_catalog identifier, constraint_schema identifier, constraint_name identifier, "
         "table_catalog identifier, table_schema identifier, table_name identifier, constraint_type characters, "
         "is_deferrable yes_no, initially_deferred yes_no, enforced yes_no, nulls_distinct yes_no",
-        no_rows,
+        table_constraints_rows,
     ),
     _info(
         "key_column_usage",
@@ -272,7 +268,7 @@ INFO_RELATIONS: tuple[BuiltinRelation, ...] = (
         "constraint_catalog identifier, constraint_schema identifier, constraint_name identifier, "
         "table_catalog identifier, table_schema identifier, table_name identifier, column_name identifier, "
         "ordinal_position number, position_in_unique_constraint number",
-        no_rows,
+        key_column_usage_rows,
     ),
     _info(
         "referential_constraints",

@@ -5,18 +5,21 @@ Contract: `BUILTIN_RELATIONS` lists the pg_catalog relations defined here; the o
 (pg_class, pg_attribute, …) live in `builtins_pg_items`, information_schema in `builtins_info`, mz_catalog in
 `builtins_mz`. Code-defined rows: pg_type from the pgtypes registry (every type sparkwire speaks, with PostgreSQL
 15's exact pg_type values — `_TYPE_DETAILS` carries what the registry does not; `type_details` serves pg_attribute),
-pg_am, pg_collation, pg_tablespace, pg_language; pg_proc lists the builtin functions those rows name by regproc
-(types' I/O functions, access method handlers: `pgtypes.functions`), so that joins such as Npgsql's `pg_proc.oid =
-pg_type.typreceive` find them (the rewrite compares regproc columns by OID, see engine/introspection/regprocs.py);
-pg_sequence and `_EMPTY_RELATIONS` have PostgreSQL 15's columns and no rows (sparkwire has no user-defined functions
-or sequences). Catalog-defined rows: pg_namespace (builtin and user schemas), pg_roles / pg_user / pg_authid
-(superusers only, as in PostgreSQL) / pg_auth_members (roles; rolcreaterole / rolcreatedb are the CREATEROLE /
-CREATEDB system privileges), pg_database. `BOOTSTRAP_OIDS` are the OIDs `Catalog._bootstrap` assigns on first open
-(role `materialize`, database `materialize`, schema `public` — sparkwire's own OIDs, not PostgreSQL's 2200).
-pg_stat_activity's rows (one per session) come from `engine.introspection.sessions`; pg_settings's from another
-layer: `settings_rows(definitions)` turns the planner's variables into its rows, and its `setting` column is per
-session, so the store holds NULL there and the rewrite computes it with current_setting(). pg_catalog describes
-every database's schemas at once (sessions connect to one database today).
+pg_am, pg_opfamily and pg_opclass (PostgreSQL 15's for those access methods, owned by the builtin owner:
+pg_opclasses.py), pg_collation, pg_tablespace, pg_language; pg_proc lists the builtin functions those rows name by
+regproc (types' I/O functions, access method handlers: `pgtypes.functions`), so that joins such as Npgsql's
+`pg_proc.oid = pg_type.typreceive` find them (the rewrite compares regproc columns by OID, see
+engine/introspection/regprocs.py); pg_sequence and `_EMPTY_RELATIONS` have PostgreSQL 15's columns and no rows
+(sparkwire has no user-defined functions or sequences). Catalog-defined rows: pg_namespace (builtin and user
+schemas), pg_roles / pg_user / pg_authid (superusers only, as in PostgreSQL) / pg_auth_members (roles; rolcreaterole
+/ rolcreatedb are the CREATEROLE / CREATEDB system privileges), pg_database. `BOOTSTRAP_OIDS` are the OIDs
+`Catalog._bootstrap` assigns on first open (role `materialize`, database `materialize`, schema `public` —
+sparkwire's own OIDs, not PostgreSQL's 2200). pg_stat_activity's rows (one per session) come from
+`engine.introspection.sessions`; pg_settings's from another layer: `settings_rows(definitions)` turns the planner's
+variables into its rows, and its `setting` column is per session, so the store holds NULL there and the rewrite
+computes it with current_setting(). pg_catalog describes every database's schemas at once (sessions connect to one
+database today). `TABLE_FUNCTIONS` are the rows of pg_catalog's table functions, declared like relations:
+pg_get_keywords() (pg_keywords.py).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from dataclasses import dataclass
 from sparkwire.catalog.builtins import BUILTIN_ROLES
 from sparkwire.catalog.builtins_relation import BuiltinRelation, Row, Sensitivity, names_of, no_rows, parse_columns
 from sparkwire.catalog.objects import SYSTEM_OBJECT, ObjectRef
+from sparkwire.catalog.pg_keywords import BARE_LABELS, CATEGORIES, KEYWORDS
+from sparkwire.catalog.pg_opclasses import OPCLASSES, OPFAMILIES
 from sparkwire.catalog.state import CatalogState
 from sparkwire.pgtypes.functions import BUILTIN_FUNCTIONS
 from sparkwire.pgtypes.registry import PgType, all_types
@@ -73,9 +78,11 @@ _TYPE_DETAILS: dict[int, TypeDetails] = {
     24: TypeDetails(True, "regproc", "i", "p"),
     25: TypeDetails(False, "text", "i", "x", preferred=True, collation=DEFAULT_COLLATION_OID),
     26: TypeDetails(True, "oid", "i", "p", preferred=True),
+    28: TypeDetails(True, "xid", "i", "p"),
     30: TypeDetails(False, "oidvector", "i", "p", subscript="array_subscript_handler", element=26),
     114: TypeDetails(False, "json_", "i", "x"),
     142: TypeDetails(False, "xml_", "i", "x"),
+    194: TypeDetails(False, "pg_node_tree_", "i", "x", collation=DEFAULT_COLLATION_OID),
     700: TypeDetails(True, "float4", "i", "p"),
     701: TypeDetails(True, "float8", "d", "p", preferred=True),
     705: TypeDetails(False, "unknown", "c", "p", typtype="p"),
@@ -90,6 +97,8 @@ _TYPE_DETAILS: dict[int, TypeDetails] = {
     1700: TypeDetails(False, "numeric_", "i", "m", modifiers="numeric"),
     2205: TypeDetails(True, "regclass", "i", "p"),
     2206: TypeDetails(True, "regtype", "i", "p"),
+    4089: TypeDetails(True, "regnamespace", "i", "p"),
+    4096: TypeDetails(True, "regrole", "i", "p"),
     2249: TypeDetails(False, "record_", "d", "x", typtype="p"),
     2278: TypeDetails(True, "void_", "i", "p", typtype="p"),
     2950: TypeDetails(False, "uuid_", "c", "p"),
@@ -353,6 +362,14 @@ _AM_ROWS: list[Row] = [
     (4000, "spgist", "spghandler", "i"),
     (3580, "brin", "brinhandler", "i"),
 ]
+_OPFAMILY_ROWS: list[Row] = [(oid, method, name, PG_CATALOG_OID, BUILTIN_OWNER_OID) for oid, method, name in OPFAMILIES]
+_OPCLASS_ROWS: list[Row] = [
+    (oid, method, name, PG_CATALOG_OID, BUILTIN_OWNER_OID, family, intype, default, keytype)
+    for oid, method, name, family, intype, default, keytype in OPCLASSES
+]
+_KEYWORD_ROWS: list[Row] = [
+    (word, catcode, barelabel, CATEGORIES[catcode], BARE_LABELS[barelabel]) for word, catcode, barelabel in KEYWORDS
+]
 _COLLATION_ROWS: list[Row] = [
     (DEFAULT_COLLATION_OID, "default", PG_CATALOG_OID, BUILTIN_OWNER_OID, "d", True, -1, None, None, None, None),
     (950, "C", PG_CATALOG_OID, BUILTIN_OWNER_OID, "c", True, -1, "C", "C", None, None),
@@ -380,7 +397,7 @@ _LANGUAGE_ROWS: list[Row] = [
     (14, "sql", BUILTIN_OWNER_OID, False, True, 0, 0, 2248, None),
 ]
 # Relations of features sparkwire does not have (rules, triggers, policies, publications, partitioning, foreign
-# tables, extended statistics, operator classes other than each type's default): PostgreSQL 15's columns, no rows,
+# tables, extended statistics): PostgreSQL 15's columns, no rows,
 # so the catalog queries clients send still run.
 _EMPTY_RELATIONS: tuple[tuple[str, int, str], ...] = (
     (
@@ -396,12 +413,6 @@ _EMPTY_RELATIONS: tuple[tuple[str, int, str], ...] = (
         "tgisinternal boolean, tgconstrrelid oid, tgconstrindid oid, tgconstraint oid, tgdeferrable boolean, "
         "tginitdeferred boolean, tgnargs smallint, tgattr int2vector, tgargs bytea, tgqual pg_node_tree, "
         "tgoldtable name, tgnewtable name",
-    ),
-    (
-        "pg_opclass",
-        2616,
-        "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, "
-        "opcdefault boolean, opckeytype oid",
     ),
     ("pg_foreign_table", 3118, "ftrelid oid, ftserver oid, ftoptions text[]"),
     (
@@ -469,6 +480,21 @@ BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
         _pg_database_rows,
     ),
     _pg("pg_am", 2601, 'oid oid, amname name, amhandler regproc, amtype "char"', _constant(_AM_ROWS), from_state=False),
+    _pg(
+        "pg_opfamily",
+        2753,
+        "oid oid, opfmethod oid, opfname name, opfnamespace oid, opfowner oid",
+        _constant(_OPFAMILY_ROWS),
+        from_state=False,
+    ),
+    _pg(
+        "pg_opclass",
+        2616,
+        "oid oid, opcmethod oid, opcname name, opcnamespace oid, opcowner oid, opcfamily oid, opcintype oid, "
+        "opcdefault boolean, opckeytype oid",
+        _constant(_OPCLASS_ROWS),
+        from_state=False,
+    ),
     _pg(
         "pg_collation",
         3456,
@@ -568,4 +594,15 @@ BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
         from_state=False,
     ),
     _pg("pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option boolean", _pg_auth_members_rows),
+)
+# The rows of pg_catalog's set-returning functions clients call in FROM, hosted like relations (named and
+# numbered as the function's pg_proc entry) but listed in no catalog relation.
+TABLE_FUNCTIONS: tuple[BuiltinRelation, ...] = (
+    _pg(
+        "pg_get_keywords",
+        1686,
+        'word text, catcode "char", barelabel boolean, catdesc text, baredesc text',
+        _constant(_KEYWORD_ROWS),
+        from_state=False,
+    ),
 )

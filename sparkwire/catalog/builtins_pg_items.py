@@ -8,11 +8,15 @@ Values follow what PostgreSQL 15 shows for a freshly created object of the kind:
 page, its metapage), relpersistence `p`, views and materialized views have rules, only table columns are attnotnull;
 statistics are zeros. Index keys that name a column of the indexed relation are attributes with that column's
 number, name and type; expression keys are `expr`, `expr1`, … typed by the index item's `columns` (one per key, when
-the DDL recorded them) and else with type 0, and make `indexprs` the comma-joined expressions. Differences from
+the DDL recorded them) and else with type 0, and make `indexprs` the comma-joined expressions; each key's indclass
+is the default btree operator class PostgreSQL gives its type (0 for an untyped expression). Differences from
 PostgreSQL, by design: no system columns (attnum < 0), no row types (reltype 0), pg_attrdef.oid is NULL (the catalog
-allocates no OIDs for defaults; Materialize does the same) and adbin holds the default's SQL text, which pg_get_expr
-returns as is; pg_constraint, pg_description and pg_inherits are empty (the catalog holds no constraints, comments
-or inheritance yet). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only
+allocates no OIDs for defaults; Materialize does the same) and adbin holds the default as PostgreSQL's pg_get_expr
+prints it (deparse.py: `'x'::text`, `0`, `now()`; a DEFAULT NULL is no default, as in PostgreSQL), which pg_get_expr
+returns as is; pg_views / pg_matviews definitions are pg_get_viewdef's non-pretty text (deparse.py);
+pg_description and pg_inherits are empty (the catalog holds no comments or inheritance yet). A table's primary key
+shows as PostgreSQL shows it, a unique index `<table>_pkey` and a `p` constraint
+(builtins_pg_keys.py). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only
 what changed.
 """
 
@@ -20,7 +24,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from sparkwire.catalog.builtins_pg import type_details
+from sparkwire.catalog.builtins_info import INFO_RELATIONS
+from sparkwire.catalog.builtins_pg import BUILTIN_OWNER_OID, BUILTIN_RELATIONS, type_details
+from sparkwire.catalog.builtins_pg_keys import is_key_index, key_indexes, pg_constraint_rows
+from sparkwire.catalog.builtins_pg_system import system_relations
 from sparkwire.catalog.builtins_relation import (
     BuiltinRelation,
     Row,
@@ -30,9 +37,10 @@ from sparkwire.catalog.builtins_relation import (
     parse_columns,
     quote_ident,
     unquote_ident,
-    view_definition,
 )
+from sparkwire.catalog.deparse import column_default, view_definition_text
 from sparkwire.catalog.objects import Column, Item, ObjectRef
+from sparkwire.catalog.pg_opclasses import DEFAULT_BTREE_OPCLASSES
 from sparkwire.catalog.state import CatalogState
 from sparkwire.pgtypes.registry import type_by_oid
 
@@ -72,6 +80,19 @@ def _index_columns(state: CatalogState, index: Item) -> list[tuple[str, int, int
     return out
 
 
+def _relations(state: CatalogState) -> list[Item]:
+    """The items that are relations, then the primary keys' indexes (builtins_pg_keys.py)."""
+    return [*names_of(state).items(*RELKINDS), *key_indexes(state)]
+
+
+def _indexes(state: CatalogState) -> list[Item]:
+    return [*names_of(state).items("index"), *key_indexes(state)]
+
+
+def _has_index(state: CatalogState, item: Item) -> bool:
+    return item.id in names_of(state).indexed or bool(item.primary_key)
+
+
 def _relnatts(state: CatalogState, item: Item) -> int:
     return len(item.keys) if item.kind == "index" else len(item.columns)
 
@@ -79,7 +100,7 @@ def _relnatts(state: CatalogState, item: Item) -> int:
 def _pg_class_rows(state: CatalogState) -> list[Row]:
     names = names_of(state)
     rows: list[Row] = []
-    for item in names.items(*RELKINDS):
+    for item in _relations(state):
         kind = RELKINDS[item.kind]
         stored = kind != "v"
         rows.append(
@@ -97,7 +118,7 @@ def _pg_class_rows(state: CatalogState) -> list[Row]:
                 0.0 if kind == "i" else -1.0,
                 0,
                 0,
-                item.id in names.indexed,
+                _has_index(state, item),
                 False,
                 "p",
                 kind,
@@ -121,7 +142,66 @@ def _pg_class_rows(state: CatalogState) -> list[Row]:
                 None,
             )
         )
+    rows.extend(_system_class_rows())
     return rows
+
+
+@lru_cache(maxsize=1)
+def _system() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
+    """pg_class and pg_attribute rows of the builtin pg_catalog / information_schema relations (constant)."""
+    relations = system_relations([*BUILTIN_RELATIONS, *PG_ITEM_RELATIONS, *INFO_RELATIONS])
+    classes = tuple(
+        _system_class_row(rel.oid, rel.name, rel.namespace, rel.kind, len(rel.columns)) for rel in relations
+    )
+    attributes = tuple(
+        _attribute(rel.oid, number, name, type_oid, typmod, False, False)
+        for rel in relations
+        for number, (name, type_oid, typmod) in enumerate(rel.columns, 1)
+    )
+    return classes, attributes
+
+
+def _system_class_rows() -> tuple[Row, ...]:
+    return _system()[0]
+
+
+def _system_class_row(oid: int, name: str, namespace: int, kind: str, natts: int) -> Row:
+    table = kind == "r"
+    return (
+        oid,
+        name,
+        namespace,
+        0,
+        0,
+        BUILTIN_OWNER_OID,
+        HEAP_AM if table else 0,
+        oid if table else 0,
+        0,
+        0,
+        -1.0,
+        0,
+        0,
+        False,
+        False,
+        "p",
+        kind,
+        natts,
+        0,
+        not table,
+        False,
+        False,
+        False,
+        False,
+        True,
+        "n",
+        False,
+        0,
+        0,
+        0,
+        None,
+        None,
+        None,
+    )
 
 
 def _attribute(
@@ -171,21 +251,21 @@ def _relation_attributes(item: Item) -> tuple[Row, ...]:
             column.type_oid,
             column.typmod,
             not column.nullable and item.kind in _STORED_NULLABILITY,
-            column.default is not None,
+            column_default(column) is not None,
         )
         for number, column in enumerate(item.columns, 1)
     )
 
 
 def _pg_attribute_rows(state: CatalogState) -> list[Row]:
-    names = names_of(state)
     rows: list[Row] = []
-    for item in names.items(*RELKINDS):
+    for item in _relations(state):
         if item.kind == "index":
             for number, (name, type_oid, typmod) in enumerate(_index_columns(state, item), 1):
                 rows.append(_attribute(item.oid, number, name, type_oid, typmod, False, False))
         else:
             rows.extend(_relation_attributes(item))
+    rows.extend(_system()[1])
     return rows
 
 
@@ -194,21 +274,21 @@ def _defaults(state: CatalogState) -> list[tuple[Item, int, Column]]:
         (item, number, column)
         for item in names_of(state).items("table", "source", "view", "materialized-view")
         for number, column in enumerate(item.columns, 1)
-        if column.default is not None
+        if column_default(column) is not None
     ]
 
 
 def _pg_attrdef_rows(state: CatalogState) -> list[Row]:
-    return [(None, item.oid, number, column.default) for item, number, column in _defaults(state)]
+    return [(None, item.oid, number, column_default(column)) for item, number, column in _defaults(state)]
 
 
 def _pg_index_rows(state: CatalogState) -> list[Row]:
-    names = names_of(state)
     rows: list[Row] = []
-    for index in names.items("index"):
+    for index in _indexes(state):
         on = state.items.get(index.on_id or "")
         if on is None:
             continue
+        key = is_key_index(index)
         positions = key_positions(state, index)
         columns = _index_columns(state, index)
         expressions = [key for key, position in zip(index.keys, positions, strict=True) if position is None]
@@ -218,9 +298,9 @@ def _pg_index_rows(state: CatalogState) -> list[Row]:
                 on.oid,
                 len(index.keys),
                 len(index.keys),
+                key,
                 False,
-                False,
-                False,
+                key,
                 False,
                 True,
                 False,
@@ -231,7 +311,7 @@ def _pg_index_rows(state: CatalogState) -> list[Row]:
                 False,
                 tuple(p or 0 for p in positions),
                 tuple(column_collation(type_oid) if type_oid else 0 for _, type_oid, _ in columns),
-                tuple(0 for _ in positions),
+                tuple(DEFAULT_BTREE_OPCLASSES.get(type_oid, 0) for _, type_oid, _ in columns),
                 tuple(0 for _ in positions),
                 ", ".join(expressions) if expressions else None,
                 None,
@@ -240,22 +320,24 @@ def _pg_index_rows(state: CatalogState) -> list[Row]:
     return rows
 
 
-def index_definition(state: CatalogState, index: Item) -> str:
-    """pg_get_indexdef's text: `CREATE INDEX i ON public.t USING btree (a)`."""
+def index_definition(state: CatalogState, index: Item, qualified: bool = True) -> str:
+    """pg_get_indexdef's text: `CREATE INDEX i ON public.t USING btree (a)` (`ON t` when not `qualified`)."""
     on = state.items[index.on_id or ""]
-    relation = f"{quote_ident(state.schemas[on.schema_id].name)}.{quote_ident(on.name)}"
+    schema = f"{quote_ident(state.schemas[on.schema_id].name)}." if qualified else ""
+    relation = f"{schema}{quote_ident(on.name)}"
     positions = key_positions(state, index)
     keys = [
         quote_ident(on.columns[position - 1].name) if position is not None else f"({key})"
         for key, position in zip(index.keys, positions, strict=True)
     ]
-    return f"CREATE INDEX {quote_ident(index.name)} ON {relation} USING btree ({', '.join(keys)})"
+    unique = " UNIQUE" if is_key_index(index) else ""
+    return f"CREATE{unique} INDEX {quote_ident(index.name)} ON {relation} USING btree ({', '.join(keys)})"
 
 
 def _pg_tables_rows(state: CatalogState) -> list[Row]:
     names = names_of(state)
     return [
-        (names.schema(t.schema_id), t.name, names.role(t.owner_id), None, t.id in names.indexed, False, False, False)
+        (names.schema(t.schema_id), t.name, names.role(t.owner_id), None, _has_index(state, t), False, False, False)
         for t in names.items("table", "source")
     ]
 
@@ -263,7 +345,7 @@ def _pg_tables_rows(state: CatalogState) -> list[Row]:
 def _pg_views_rows(state: CatalogState) -> list[Row]:
     names = names_of(state)
     return [
-        (names.schema(v.schema_id), v.name, names.role(v.owner_id), view_definition(v.create_sql))
+        (names.schema(v.schema_id), v.name, names.role(v.owner_id), view_definition_text(state, v, False))
         for v in names.items("view")
     ]
 
@@ -278,7 +360,7 @@ def _pg_matviews_rows(state: CatalogState) -> list[Row]:
             None,
             m.id in names.indexed,
             True,
-            view_definition(m.create_sql),
+            view_definition_text(state, m, False),
         )
         for m in names.items("materialized-view")
     ]
@@ -287,7 +369,7 @@ def _pg_matviews_rows(state: CatalogState) -> list[Row]:
 def _pg_indexes_rows(state: CatalogState) -> list[Row]:
     names = names_of(state)
     rows: list[Row] = []
-    for index in names.items("index"):
+    for index in _indexes(state):
         on = state.items.get(index.on_id or "")
         if on is not None and RELKINDS.get(on.kind) in ("r", "m"):
             rows.append((names.schema(on.schema_id), on.name, index.name, None, index_definition(state, index)))
@@ -369,7 +451,7 @@ PG_ITEM_RELATIONS: tuple[BuiltinRelation, ...] = (
         'confupdtype "char", confdeltype "char", confmatchtype "char", conislocal boolean, coninhcount integer, '
         "connoinherit boolean, conkey smallint[], confkey smallint[], conpfeqop oid[], conppeqop oid[], "
         "conffeqop oid[], confdelsetcols smallint[], conexclop oid[], conbin pg_node_tree",
-        no_rows,
+        pg_constraint_rows,
     ),
     _pg(
         "pg_tables",

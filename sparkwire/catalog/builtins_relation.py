@@ -13,7 +13,7 @@ Helpers: `names_of(state)` resolves the ids a row refers to (role, schema and da
 per state;
 `acl` renders privileges the PostgreSQL way (`grantee=letters/grantor`, PUBLIC as an empty grantee, the owner's
 implicit privileges first) with names (pg_catalog) or ids (mz_catalog); `quote_ident` quotes as PostgreSQL's
-quote_ident; `view_definition` is the query of a CREATE [MATERIALIZED] VIEW statement.
+quote_ident (keywords from pg_keywords.py); `view_definition` is the query of a CREATE [MATERIALIZED] VIEW statement.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from typing import Literal
 
 from sparkwire.catalog.builtins import PUBLIC_ROLE_ID
 from sparkwire.catalog.objects import PRIVILEGES_BY_KIND, Item, ObjectRef
+from sparkwire.catalog.pg_keywords import KEYWORDS
 from sparkwire.catalog.state import CatalogState
 
 Sensitivity = Literal["public", "superuser_and_support", "superuser"]
@@ -102,6 +103,15 @@ class Names:
         """The items of these kinds, in OID order (creation order)."""
         return sorted((i for i in self.state.items.values() if i.kind in kinds), key=lambda i: i.oid)
 
+    def placed_items(self, *kinds: str) -> list[tuple[str, str, Item]]:
+        """(database, schema, item) of the items of these kinds in user schemas (those of a database)."""
+        out: list[tuple[str, str, Item]] = []
+        for item in self.items(*kinds):
+            database = self.database_of(item.schema_id)
+            if database is not None:
+                out.append((database, self.schema(item.schema_id), item))
+        return out
+
     def acl(self, obj: ObjectRef, owner_id: str, kind: str, *, by_id: bool, always: bool) -> tuple[str, ...] | None:
         """The object's ACL: the owner's implicit privileges, then every grant (sorted). Without grants it is
         None (PostgreSQL's "default privileges") unless `always`; kinds without privileges (indexes) have no owner
@@ -132,11 +142,14 @@ def names_of(state: CatalogState) -> Names:
     return Names(state)
 
 
-_PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_$]*\Z")
+_PLAIN_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*\Z")
+_QUOTED_KEYWORDS = frozenset(word for word, catcode, _ in KEYWORDS if catcode != "U")
 
 
 def quote_ident(name: str) -> str:
-    if _PLAIN_IDENTIFIER.match(name):
+    """PostgreSQL's quote_identifier: bare when it is lower-case letters, digits and `_` (not leading with a digit)
+    and no keyword other than an unreserved one, else double-quoted."""
+    if _PLAIN_IDENTIFIER.match(name) and name not in _QUOTED_KEYWORDS:
         return name
     return '"' + name.replace('"', '""') + '"'
 

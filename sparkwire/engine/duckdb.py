@@ -10,7 +10,10 @@ TimeZone; no user SQL can change engine settings because every SET/RESET is pars
 never reaches DuckDB (see planner/guard.py). `register_function` adds a Python scalar function for all
 connections (the functions sessions need: current_setting, pg_sleep, …). `connect()` returns a `DuckDBConnection`,
 which implements `sparkwire.engine.base.EngineConnection`. DuckDB exceptions leave as `PgError` (see
-duckdb_errors).
+duckdb_errors). `write_generation` grows after every statement run with `command` / `insert_arrow` on any
+connection (every write to the database goes through them; reads go through `query`), so an answer computed at
+one generation is still the answer while the generation stays (planner/result_cache.py); `volatile_functions`
+names DuckDB's own functions whose results are not a function of their arguments (random, now, nextval, …).
 """
 
 from __future__ import annotations
@@ -48,6 +51,22 @@ class DuckDBEngine:
         except duckdb.Error as exc:
             raise map_duckdb_error(exc) from None
         self._lock = threading.Lock()
+        self._writes = 0
+        self.volatile_functions = frozenset(
+            str(name)
+            for (name,) in self._db.execute(
+                "SELECT DISTINCT function_name FROM duckdb_functions() WHERE stability IN "
+                "('VOLATILE', 'CONSISTENT_WITHIN_QUERY')"
+            ).fetchall()
+        )
+
+    @property
+    def write_generation(self) -> int:
+        return self._writes
+
+    def wrote(self) -> None:
+        with self._lock:
+            self._writes += 1
 
     def register_function(
         self,
@@ -72,7 +91,7 @@ class DuckDBEngine:
         with self._lock:
             cursor = self._db.cursor()
         cursor.execute("SET schema = 'public'")
-        return DuckDBConnection(cursor)
+        return DuckDBConnection(cursor, self.wrote)
 
     def close(self) -> None:
         self._db.close()
@@ -91,8 +110,9 @@ def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 
 
 class DuckDBConnection:
-    def __init__(self, cursor: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, cursor: duckdb.DuckDBPyConnection, wrote: Callable[[], None]) -> None:
         self._con = cursor
+        self._wrote = wrote
 
     def _relation(self, sql: str, params: Sequence[object]) -> duckdb.DuckDBPyRelation | None:
         try:
@@ -128,6 +148,12 @@ class DuckDBConnection:
         return columns, _batches(reader)
 
     def command(self, sql: str, params: Sequence[object] = ()) -> int:
+        try:
+            return self._command(sql, params)
+        finally:
+            self._wrote()
+
+    def _command(self, sql: str, params: Sequence[object]) -> int:
         rel = self._relation(sql, params)
         if rel is None:
             return 0
@@ -162,16 +188,16 @@ class DuckDBConnection:
 
     def set_time_zone(self, zone: str) -> None:
         quoted = zone.replace("'", "''")
-        self.command(f"SET SESSION TimeZone = '{quoted}'")
+        self._command(f"SET SESSION TimeZone = '{quoted}'", ())  # a connection setting, not a write
 
     def begin(self) -> None:
-        self.command("BEGIN TRANSACTION")
+        self._command("BEGIN TRANSACTION", ())
 
     def commit(self) -> None:
         self.command("COMMIT")
 
     def rollback(self) -> None:
-        self.command("ROLLBACK")
+        self._command("ROLLBACK", ())
 
     def interrupt(self) -> None:
         self._con.interrupt()

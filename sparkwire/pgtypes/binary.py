@@ -7,6 +7,9 @@ values numpy cannot take). Interval and arrays are written here rather than with
 an interval from a `timedelta`, which cannot hold months, and picks an array's element oid from the Python values,
 while the wire must carry exactly the oid announced in RowDescription; both layouts are a few fixed fields.
 int2vector / oidvector send array_send's layout with their element oid (int2 / oid) and lower bound 0.
+A regproc / regtype column whose values are names (as the store holds regproc columns, and as projections print
+them) sends the OID behind the name; a regclass name has none without the catalog: 0A000 (asyncpg and pgjdbc ask
+for the OID alias types in text).
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ import numpy.typing as npt
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from sparkwire import errors as e
 from sparkwire.pgtypes import _calendar, _wire, binary_numeric, text_other
+from sparkwire.pgtypes.functions import function_oid
 from sparkwire.pgtypes.options import EncodeOptions
-from sparkwire.pgtypes.registry import type_by_oid
+from sparkwire.pgtypes.registry import parse_type_name, type_by_oid
 from sparkwire.pgtypes.text import encode_text
 
 _POSTGRES_EPOCH_DAYS = 10957
@@ -30,13 +35,30 @@ _FIXED: dict[int, tuple[str, pa.DataType]] = {
     23: (">i4", pa.int32()),
     20: (">i8", pa.int64()),
     26: (">u4", pa.uint32()),
+    28: (">u4", pa.uint32()),
     24: (">u4", pa.uint32()),
     2205: (">u4", pa.uint32()),
     2206: (">u4", pa.uint32()),
+    4089: (">u4", pa.uint32()),
+    4096: (">u4", pa.uint32()),
     700: (">f4", pa.float32()),
     701: (">f8", pa.float64()),
 }
-_TEXT_LIKE = frozenset({18, 19, 25, 114, 142, 705, 1042, 1043})
+_TEXT_LIKE = frozenset({18, 19, 25, 114, 142, 194, 705, 1042, 1043})
+
+
+def _name_oid(name: str, oid: int) -> int:
+    found = function_oid(name) if oid == 24 else (0 if name == "-" else parse_type_name(name)[0].oid)
+    if found is None:
+        raise e.FeatureNotSupported(f'binary output of regproc "{name}" is not supported; use text')
+    return found
+
+
+def _name_oids(arr: pa.Array, oid: int) -> pa.Array:
+    """The OIDs behind printed regproc / regtype names (both static); regclass names depend on the catalog."""
+    if oid in (2205, 4089, 4096):
+        raise e.FeatureNotSupported(f"binary output of {type_by_oid(oid).name} names is not supported; use text")
+    return pa.array([None if v is None else _name_oid(v, oid) for v in arr.to_pylist()], pa.uint32())
 
 
 def encode_binary(arr: pa.Array, oid: int, options: EncodeOptions) -> pa.Array:
@@ -47,6 +69,8 @@ def encode_binary(arr: pa.Array, oid: int, options: EncodeOptions) -> pa.Array:
     if pa.types.is_null(arr.type):
         return pa.nulls(len(arr), _wire.BINARY)
     fixed = _FIXED.get(oid)
+    if fixed is not None and pa.types.is_string(arr.type):  # a regproc / regclass / regtype printed as a name
+        arr = _name_oids(arr, oid)
     if fixed is not None:
         return _numbers(arr, *fixed)
     if oid == 16:

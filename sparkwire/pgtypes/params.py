@@ -50,6 +50,8 @@ _INT_RANGES: dict[int, tuple[str, int, int]] = {
     24: ("regproc", 0, 2**32 - 1),
     2205: ("regclass", 0, 2**32 - 1),
     2206: ("regtype", 0, 2**32 - 1),
+    4089: ("regnamespace", 0, 2**32 - 1),
+    4096: ("regrole", 0, 2**32 - 1),
 }
 _INT = re.compile(r"\s*[+-]?\d+\s*")
 _FLOAT = re.compile(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*", re.IGNORECASE)

@@ -12,7 +12,7 @@ from sparkwire.pgtypes.mapping import pg_type_for_arrow
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.registry import type_by_oid
 
-_INTS = frozenset({20, 21, 23, 24, 26, 2205, 2206})
+_INTS = frozenset({20, 21, 23, 24, 26, 28, 2205, 2206, 4089, 4096})
 _JSON = frozenset({114, 3802})
 
 
@@ -27,7 +27,7 @@ def encode_text(arr: pa.Array, oid: int, options: EncodeOptions) -> pa.Array:
         arr = arr.cast(pa.string())
     if oid == 16:
         return text_numbers.encode_bool(arr)
-    if oid in _INTS:
+    if oid in _INTS and not pa.types.is_string(arr.type):  # regproc / regclass / regtype may come as names
         return text_numbers.encode_int(arr)
     if oid == 1700:
         return text_numbers.encode_numeric(arr)

@@ -43,6 +43,7 @@ from sparkwire.pgtypes.registry import format_type, parse_type_name
 from sparkwire.planner import ddl_grammar as g
 from sparkwire.planner.api import Notice
 from sparkwire.planner.dialect import PG
+from sparkwire.planner.naming import align_names, projection_names
 from sparkwire.planner.resolve import Names, is_builtin_relation, user_relations
 from sparkwire.planner.translate_duckdb import parse
 
@@ -209,9 +210,13 @@ def _qualify(tree: exp.Expression, ctx: DdlContext) -> tuple[exp.Expression, tup
 
 
 def _query_columns(tree: exp.Expression, names: tuple[str, ...], ctx: DdlContext, too_many: str) -> tuple[Column, ...]:
-    columns = ctx.describe_query(tree)
-    if len(names) > len(columns):
+    """The query's columns, named by `names` (a view's column list), else as PostgreSQL names projections
+    (`sum(amount)` is `sum`; a `*` keeps the columns' own names)."""
+    described = ctx.describe_query(tree)
+    if len(names) > len(described):
         raise e.SyntaxError(too_many)
+    figured = align_names(projection_names(tree), len(described)) or [None] * len(described)
+    columns = [dataclasses.replace(c, name=n) if n is not None else c for c, n in zip(described, figured, strict=True)]
     renamed = tuple(dataclasses.replace(c, name=names[i]) if i < len(names) else c for i, c in enumerate(columns))
     _check_distinct(c.name for c in renamed)
     return renamed

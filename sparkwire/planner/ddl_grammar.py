@@ -23,27 +23,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sparkwire import errors as e
+from sparkwire.catalog.builtins_relation import quote_ident
 from sparkwire.planner.utility import _Parser
 
 RelationKind = Literal["table", "view", "materialized-view", "index"]
 DropKind = Literal["table", "view", "materialized-view", "index", "schema"]
 ShowWhat = Literal["tables", "views", "materialized-views", "indexes", "schemas", "databases", "clusters", "objects"]
 
-_RESERVED = """all analyse analyze and any array as asc asymmetric both case cast check collate column constraint create
-    current_catalog current_date current_role current_time current_timestamp current_user default deferrable desc
-    distinct do else end except false fetch for foreign from grant group having in initially intersect into lateral
-    leading limit localtime localtimestamp not null offset on only or order placing primary references returning
-    select session_user some symmetric table then to trailing true union unique user using variadic when where window
-    with"""
-_KEYWORDS = frozenset(_RESERVED.split())
-_PLAIN = re.compile(r"[a-z_][a-z0-9_$]*\Z")
 
 
 def quote(name: str) -> str:
-    """An identifier as SQL: bare when PostgreSQL would read it back unchanged, else double-quoted."""
-    if _PLAIN.match(name) and name not in _KEYWORDS:
-        return name
-    return '"' + name.replace('"', '""') + '"'
+    """An identifier as SQL: bare when PostgreSQL would read it back unchanged, else double-quoted (PostgreSQL's
+    quote_ident, keywords included)."""
+    return quote_ident(name)
 
 
 @dataclass(frozen=True, slots=True)

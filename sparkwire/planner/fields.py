@@ -4,8 +4,9 @@ parameters.
 Contract: `fields_for(columns, names)` builds one `Field` per engine column: PostgreSQL oid/typmod from the
 engine type (pgtypes.mapping), `type_size` from pg_type.typlen, and the name from `names` where it gives one
 (PostgreSQL's naming rules, see naming.py) else the engine's; `void_columns` are typed void (pg_sleep);
-`declared` gives the (oid, typmod) of projections written as casts, which win when the engine's values fit
-them (varchar, jsonb, numeric(p,s), …). `duckdb_type_for_oid(oid)` is the DuckDB type a parameter of that
+`declared` gives PostgreSQL's (oid, typmod) per column where the engine's type is coarser (casts, builtin columns
+of type name, see output_types.py), which win when the engine's values fit them (varchar, jsonb, numeric(p,s),
+name, regclass printed as a name, …). `duckdb_type_for_oid(oid)` is the DuckDB type a parameter of that
 PostgreSQL type is cast to; unknown/unspecified types are text, as in PostgreSQL.
 """
 
@@ -85,7 +86,12 @@ VOID_OID = 2278
 
 
 # Engine types whose values also encode correctly as these PostgreSQL types (text-like values).
-_TEXT_LIKE = frozenset({25, 114, 1043, 1042, 19, 3802})
+_TEXT_LIKE = frozenset({25, 114, 1043, 1042, 18, 19, 194, 3802})
+# Arrays of text-like values, and the OID-sized integer types (xid values are held as OIDs are).
+_TEXT_ARRAYS = frozenset({1002, 1003, 1009, 1014, 1015})
+_OID_LIKE = frozenset({26, 28})
+# OID alias types whose projections the engine prints as names (see rewrite.reg_outputs): text values.
+_PRINTED_AS_NAMES = frozenset({24, 2205, 2206, 4089, 4096})
 
 
 def _declared(engine: tuple[int, int, int], declared: tuple[int, int] | None) -> tuple[int, int, int]:
@@ -95,7 +101,10 @@ def _declared(engine: tuple[int, int, int], declared: tuple[int, int] | None) ->
     oid, typmod = declared
     numeric_text = oid == NUMERIC_OID and typmod < 0 and engine[0] == TEXT_OID  # exact numeric literals
     numeric_array_text = oid == NUMERIC_ARRAY_OID and typmod < 0 and engine[0] == TEXT_ARRAY_OID  # exact elements
-    if oid == engine[0] or (oid in _TEXT_LIKE and engine[0] in _TEXT_LIKE) or numeric_text or numeric_array_text:
+    text_like = (oid in _TEXT_LIKE | _PRINTED_AS_NAMES and engine[0] in _TEXT_LIKE) or (
+        {oid, engine[0]} <= _TEXT_ARRAYS or {oid, engine[0]} <= _OID_LIKE
+    )
+    if oid == engine[0] or text_like or numeric_text or numeric_array_text:
         try:
             size = type_by_oid(oid).typlen
         except e.PgError:

@@ -4,10 +4,13 @@ Contract: `column_name(projection)` returns the alias when there is one, else th
 column reference → its last field (both folded to lower case unless quoted, as PostgreSQL folds identifiers); a
 function call → the function's name; a cast → the inner name if it has a strong one, else the target type's
 internal name (`CAST(1 AS int)` → int4); CASE → case; an operator expression or a bare constant → ?column?. `None`
-for `*` projections (the engine names those columns).
+for `*` projections (the engine names those columns). `projection_names(tree)` names the projections of a
+statement's (first) SELECT; `align_names(names, n)` spreads them over n result columns (a `*` stands for several).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from sqlglot import exp
 
@@ -21,6 +24,7 @@ _SPECIAL: dict[type[exp.Expression], str] = {
     exp.CurrentUser: "current_user",
     exp.SessionUser: "session_user",
     exp.CurrentDatabase: "current_database",
+    exp.CurrentCatalog: "current_catalog",
     exp.CurrentVersion: "version",
     exp.CurrentSchema: "current_schema",
     exp.CurrentTimestamp: "current_timestamp",
@@ -33,6 +37,11 @@ _SPECIAL: dict[type[exp.Expression], str] = {
     exp.Greatest: "greatest",
     exp.Least: "least",
     exp.Nullif: "nullif",
+    exp.GenerateSeries: "generate_series",
+    exp.ExplodingGenerateSeries: "generate_series",
+    exp.Explode: "unnest",
+    exp.ArraySize: "array_length",
+    exp.GroupConcat: "string_agg",
 }
 
 
@@ -56,6 +65,8 @@ def _figure(node: exp.Expression) -> tuple[str, int]:
     if isinstance(node, exp.Dot):
         return node.name, 2
     if isinstance(node, exp.Paren):
+        return _figure(node.this)
+    if isinstance(node, exp.Bracket):  # `indkey[0]` is named after the subscripted column, as PostgreSQL names it
         return _figure(node.this)
     if isinstance(node, exp.Cast):
         inner = _figure(node.this)
@@ -96,3 +107,31 @@ def column_name(projection: exp.Expression) -> str | None:
     ):
         return None
     return _figure(projection)[0]
+
+
+def projection_names(tree: exp.Expression) -> tuple[str | None, ...] | None:
+    """Per projection of the (first) SELECT: its PostgreSQL name, None for `*`; None for other statements."""
+    node: exp.Expr = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if isinstance(node, exp.Subquery):
+        node = node.unnest()
+    if isinstance(node, exp.Select):
+        return tuple(column_name(p) for p in node.expressions)
+    return None
+
+
+def align_names(names: Sequence[str | None] | None, column_count: int) -> list[str | None] | None:
+    """Spread per-projection names over the engine's columns (a `*` expands to several)."""
+    if names is None:
+        return None
+    if None not in names:
+        return list(names) if len(names) == column_count else None
+    star = names.index(None)
+    if None in names[star + 1 :]:
+        return [*names[:star], *[None] * (column_count - star)]
+    tail = list(names[star + 1 :])
+    middle = column_count - star - len(tail)
+    if middle < 0:
+        return None
+    return [*names[:star], *[None] * middle, *tail]

@@ -25,7 +25,6 @@ from sqlglot import exp
 from sparkwire import errors as e
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, parse_alter_notice
-from sparkwire.pgtypes.registry import parse_type_name
 from sparkwire.planner import guard
 from sparkwire.planner.ddl_grammar import (
     CreateTable,
@@ -37,8 +36,8 @@ from sparkwire.planner.ddl_grammar import (
     ShowStatement,
     parse_materialize_ddl,
 )
-from sparkwire.planner.dialect import PG
-from sparkwire.planner.naming import column_name
+from sparkwire.planner.naming import column_name, projection_names
+from sparkwire.planner.output_types import declared_types
 from sparkwire.planner.params import Describe, ParamType, infer_parameter_types
 from sparkwire.planner.rbac_grammar import RbacStatement, parse_rbac
 from sparkwire.planner.split import split_statements
@@ -61,7 +60,7 @@ class Plan:
     counts_rows: bool = False  # CREATE TABLE AS: the tag is "SELECT n"
     inner: Plan | None = None  # the query of DECLARE … CURSOR FOR (its `$n` are the statement's parameters)
     void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
-    declared_types: tuple[tuple[int, int] | None, ...] | None = None  # (oid, typmod) of `expr::T` projections
+    declared_types: tuple[tuple[int, int] | None, ...] | None = None  # per result column, see output_types.py
     # "ddl"/"show": a statement of our own grammars (ddl_grammar.py, rbac_grammar.py)
     statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | None = None
 
@@ -141,17 +140,6 @@ def _is_constant(tree: exp.Expression) -> bool:
     )
 
 
-def _projection_names(tree: exp.Expression) -> tuple[str | None, ...] | None:
-    node: exp.Expr = tree
-    while isinstance(node, exp.SetOperation):
-        node = node.this
-    if isinstance(node, exp.Subquery):
-        node = node.unnest()
-    if isinstance(node, exp.Select):
-        return tuple(column_name(p) for p in node.expressions)
-    return None
-
-
 def _void_columns(tree: exp.Expression) -> tuple[int, ...]:
     if not isinstance(tree, exp.Select):
         return ()
@@ -160,39 +148,6 @@ def _void_columns(tree: exp.Expression) -> tuple[int, ...]:
         for i, p in enumerate(tree.expressions)
         if isinstance(p.unalias(), exp.Anonymous) and p.unalias().name.lower() == "pg_sleep"
     )
-
-
-def _declared_types(tree: exp.Expression) -> tuple[tuple[int, int] | None, ...] | None:
-    if not isinstance(tree, exp.Select):
-        return None
-    out: list[tuple[int, int] | None] = []
-    for projection in tree.expressions:
-        node = projection.unalias()
-        found: tuple[int, int] | None = None
-        if isinstance(node, exp.Cast):
-            try:
-                pgtype, typmod = parse_type_name(node.to.sql(PG))
-                found = (pgtype.oid, typmod)
-            except e.PgError:
-                found = None
-        out.append(found)
-    return tuple(out)
-
-
-def align_names(names: Sequence[str | None] | None, column_count: int) -> list[str | None] | None:
-    """Spread per-projection names over the engine's columns (a `*` expands to several)."""
-    if names is None:
-        return None
-    if None not in names:
-        return list(names) if len(names) == column_count else None
-    star = names.index(None)
-    if None in names[star + 1 :]:
-        return [*names[:star], *[None] * (column_count - star)]
-    tail = list(names[star + 1 :])
-    middle = column_count - star - len(tail)
-    if middle < 0:
-        return None
-    return [*names[:star], *[None] * middle, *tail]
 
 
 def _ddl_tag(tree: exp.Expression) -> str:
@@ -300,10 +255,10 @@ def plan_statement(sql: str, ctx: SessionContext, declared_oids: Sequence[int], 
             tree=tree,
             duck_sql=duck_sql,
             param_types=params,
-            names=_projection_names(tree),
+            names=projection_names(tree),
             constant=not params and _is_constant(tree),
             void_columns=_void_columns(tree),
-            declared_types=_declared_types(tree),
+            declared_types=declared_types(tree),
         )
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         verb = {exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE"}[type(tree)]

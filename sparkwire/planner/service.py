@@ -30,9 +30,11 @@ from sparkwire.engine.spark import SparkEngine
 from sparkwire.planner.api import NoticeSink, ParameterStatusSink, StartupInfo
 from sparkwire.planner.data import DataPlane
 from sparkwire.planner.rbac import login_role
+from sparkwire.planner.result_cache import ResultCache, volatile_functions
 from sparkwire.planner.schema_generation import SchemaGeneration
-from sparkwire.planner.session import Constants, DuckSession
+from sparkwire.planner.session import DuckSession
 from sparkwire.planner.shadow import ShadowListener
+from sparkwire.planner.translate_duckdb import UDF_CURRENT_SETTING, UDF_PG_SLEEP, UDF_SET_CONFIG
 from sparkwire.planner.udfs import SessionFunctions
 from sparkwire.planner.variables import VARIABLES
 from sparkwire.storage import Storage
@@ -89,7 +91,9 @@ class PlannerService:
         state = self._catalog.state
         self._functions = SessionFunctions()
         self._functions.install(self._engine)
-        self._constants: Constants = {}
+        session_functions = (UDF_CURRENT_SETTING, UDF_SET_CONFIG, UDF_PG_SLEEP)
+        volatile = volatile_functions(self._engine.volatile_functions, session_functions)
+        self._results = ResultCache(lambda: self._engine.write_generation, volatile)
         self._schema = SchemaGeneration()
         listener = introspection_store.install(self._engine, _SETTINGS, state)
         self._catalog.add_listener(listener)
@@ -118,7 +122,7 @@ class PlannerService:
             role.id,
             self._engine.connect(),
             self._functions,
-            self._constants,
+            self._results,
             self._schema,
             startup,
             notices,

@@ -60,10 +60,12 @@ from sparkwire.planner.copy import copy_format, copy_out_query, copy_parser
 from sparkwire.planner.copy_storage import CommittingSink, StorageCopyInSink, copy_columns
 from sparkwire.planner.data import DataPlane
 from sparkwire.planner.fields import fields_for
+from sparkwire.planner.naming import align_names
 from sparkwire.planner.notice_service import enabled_by
-from sparkwire.planner.plan import Plan, align_names, plan_statement
+from sparkwire.planner.plan import Plan, plan_statement
 from sparkwire.planner.portals import Portal, Prepared, all_text, decode_bind_params, expand_formats
 from sparkwire.planner.resolve import Names
+from sparkwire.planner.result_cache import ResultCache
 from sparkwire.planner.schema_generation import SchemaGeneration
 from sparkwire.planner.set_show import ALTER_SYSTEM, alter_system_ops, apply_setting, show, show_fields
 from sparkwire.planner.split import split_statements
@@ -92,7 +94,6 @@ _MESSAGE_RANK = {
     "warning": 3,
     "error": 4,
 }
-Constants = dict[tuple[str, tuple[str | None, ...] | None], tuple[tuple[Field, ...], list[pa.RecordBatch]]]
 
 
 class DuckSession:
@@ -101,7 +102,7 @@ class DuckSession:
         role_id: str,
         engine: DuckDBConnection,
         functions: SessionFunctions,
-        constants: Constants,
+        results: ResultCache,
         schema: SchemaGeneration,
         startup: StartupInfo,
         notices: NoticeSink,
@@ -122,7 +123,7 @@ class DuckSession:
         self._on_close = on_close
         self._engine = engine
         self._functions = functions
-        self._constants = constants
+        self._results = results
         self._notices = notices
         self._sid = functions.register(self)
         self._ctx = SessionContext(self._sid, startup.user, startup.backend_pid)
@@ -538,16 +539,15 @@ class DuckSession:
         for notice in self._user.query_notices(plan):  # optimizer notices (EqualsNull, CrossJoin, …)
             self._notices(notice)
         if plan.constant:
-            key = (plan.duck_sql, plan.names)
-            cached = self._constants.get(key)
+            key = ResultCache.constant_key(plan.duck_sql)
+            cached = self._results.get(key)
             if cached is None:
                 self._prepare_engine()
                 with self._running():
                     columns, batches = self._engine.query(plan.duck_sql)
-                    rows = list(batches)
-                cached = (self._fields(plan, columns), rows)
-                self._constants[key] = cached
-            return cached[0], RowSource(iter(cached[1]), contextlib.nullcontext)
+                    cached = (columns, list(batches))
+                self._results.put(key, *cached)
+            return self._fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
         self._prepare_engine()
         tree = self._user.readable(plan)  # 42501 unless the role may read every relation (may add a row filter)
         if self._user.reads_user_data(plan):
@@ -563,8 +563,17 @@ class DuckSession:
             if tree is None or tree is plan.tree
             else to_duckdb(tree, self._ctx, [t[1] for t in plan.param_types])
         )
+        key = None
+        if not self._tx.in_block:  # a block's reads keep its engine snapshot: not shared
+            key = self._results.key(sql, params, self._engine_zone, self._schema.value)
+        cached = self._results.get(key) if key is not None else None
+        if cached is not None:
+            self._stop_timer()
+            return self._fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
         with self._running():
             columns, batches = self._engine.query(sql, params)
+        if key is not None:
+            batches = self._results.recording(key, columns, batches)
         fields = self._fields(plan, columns)
         source = RowSource(batches, self._running, on_exhausted=self._stop_timer)
         self._streaming = source
@@ -573,11 +582,12 @@ class DuckSession:
     @staticmethod
     def _fields(plan: Plan, columns: list[Column]) -> tuple[Field, ...]:
         aligned = len(columns) == len(plan.names or ())
+        declared = plan.declared_types if len(columns) == len(plan.declared_types or ()) else None
         return fields_for(
             columns,
             align_names(plan.names, len(columns)),
             plan.void_columns if aligned else (),
-            plan.declared_types if aligned else None,
+            declared,
         )
 
     def _run_returning(self, plan: Plan, params: tuple[object, ...]) -> tuple[tuple[Field, ...], RowSource, str]:
@@ -686,8 +696,9 @@ class DuckSession:
 
     def _describe(self, plan: Plan) -> tuple[Field, ...] | None:
         if plan.kind == "query":
-            if plan.constant and (plan.duck_sql, plan.names) in self._constants:
-                return self._constants[plan.duck_sql, plan.names][0]
+            cached = self._results.get(ResultCache.constant_key(plan.duck_sql)) if plan.constant else None
+            if cached is not None:
+                return self._fields(plan, cached[0])
             assert plan.tree is not None
             sql = to_duckdb(plan.tree, self._ctx, [t[1] for t in plan.param_types], null_parameters=True)
             return self._fields(plan, self._engine.describe(sql))

@@ -98,9 +98,30 @@ def _current_database(node: exp.Expression, ctx: SessionContext) -> exp.Expressi
     return node
 
 
+_INT4_RANGE = range(-(2**31), 2**31)
+
+
+def _int4_literal(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Neg):
+        return _int4_literal(node.this)
+    number = isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit()
+    return number and int(node.this) in _INT4_RANGE
+
+
+def _int4_series(node: exp.Expression) -> bool:
+    """generate_series of int4 bounds (integer literals here) yields int4 in PostgreSQL."""
+    bounds = [node.args.get(k) for k in ("start", "end", "step")]
+    return isinstance(node, exp.GenerateSeries) and all(b is None or _int4_literal(b) for b in bounds)
+
+
 def _int4_results(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
-    """length() and friends are int4 in PostgreSQL; DuckDB returns BIGINT."""
-    if isinstance(node, exp.Length) and not isinstance(node.parent, exp.Cast):
+    """length(), array_length() and generate_series(int4, int4) are int4 in PostgreSQL; DuckDB returns BIGINT.
+    A set-returning generate_series in a FROM clause keeps its type: DuckDB cannot cast a table function."""
+    if isinstance(node.parent, exp.Cast):
+        return node
+    if isinstance(node, exp.Length | exp.ArraySize) or (
+        _int4_series(node) and not isinstance(node.parent, exp.From | exp.Join | exp.Table)
+    ):
         return exp.Cast(this=node, to=exp.DataType.build("INTEGER"))
     return node
 
@@ -126,7 +147,7 @@ def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
         and node.name.lower() == "user"
     ):
         return exp.Literal.string(ctx.user)
-    if isinstance(node, exp.CurrentDatabase):
+    if isinstance(node, exp.CurrentDatabase | exp.CurrentCatalog):
         return exp.Literal.string(ctx.database)
     if isinstance(node, exp.CurrentSchema):
         return exp.Literal.string(ctx.schema)
@@ -138,7 +159,8 @@ def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
 
 
 def _session_functions(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
-    """current_setting / set_config / pg_sleep → the per-session UDFs; pg_backend_pid() → the pid."""
+    """current_setting / set_config / pg_sleep → the per-session UDFs; pg_backend_pid() → the pid;
+    clock_timestamp() / statement_timestamp() → DuckDB's time of the call, transaction_timestamp() → now()."""
     if not isinstance(node, exp.Anonymous):
         return node
     name = node.name.lower()
@@ -146,6 +168,10 @@ def _session_functions(node: exp.Expression, ctx: SessionContext) -> exp.Express
     args = list(node.expressions)
     if name == "pg_backend_pid" and not args:
         return exp.Literal.number(ctx.backend_pid)
+    if name in ("clock_timestamp", "statement_timestamp") and not args:  # the time of the call
+        return exp.Anonymous(this="get_current_timestamp", expressions=[])
+    if name == "transaction_timestamp" and not args:
+        return exp.CurrentTimestamp()
     if name == "current_setting" and len(args) in (1, 2):
         missing_ok = args[1] if len(args) == 2 else exp.false()
         return exp.Anonymous(this=UDF_CURRENT_SETTING, expressions=[sid, args[0], missing_ok])

@@ -351,8 +351,12 @@ class UserData:
         return self._data.notices.explain_lines(plan.tree, self._data.state, self._names(), redacted, self._enabled)
 
     def query_notices(self, plan: Plan) -> list[Notice]:
-        """The optimizer notices of a SELECT (EqualsNull, CrossJoin, …), unless their type is switched off."""
+        """The optimizer notices of a SELECT (EqualsNull, CrossJoin, …), unless their type is switched off. A
+        query that reads relations but no user relation is introspection (psql's `\\d`, a BI tool's catalog
+        queries): it gets none."""
         assert plan.tree is not None
+        if plan.tree.find(exp.Table) is not None and not self.reads_user_data(plan):
+            return []
         return self._data.notices.for_query(plan.tree, self._data.state, self._names(), self._enabled)
 
     def _route_lines(self, plan: Plan, params: Sequence[object], timezone: str) -> list[str]:

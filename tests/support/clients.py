@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterable
 from typing import Any
 
 import psycopg
@@ -29,6 +30,17 @@ _counter = itertools.count()
 
 def unique(prefix: str = "t") -> str:
     return f"{prefix}_{os.getpid()}_{next(_counter)}"
+
+
+def same_schema(dsns: Iterable[str], prefix: str, statements: Iterable[str]) -> str:
+    """A fresh schema name; each statement (with `{s}` standing for it) run on every server, in autocommit."""
+    name = unique(prefix)
+    ddl = [statement.format(s=name) for statement in statements]
+    for dsn in dsns:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            for statement in ddl:
+                conn.execute(statement)
+    return name
 
 
 class _RawTextLoader(Loader):

@@ -18,7 +18,10 @@ pg_relation_is_publishable is false, pg_get_serial_sequence NULL, pg_collation_i
 rows, parse_ident splits a qualified name, `regproc_oid` is the pg_proc OID of a function named by a regproc column
 (regprocs.py). `to_regclass` / `regclass_in` / `regclass_out` read the catalog state
 too (user relations, searched in the session's database and schema, which the rewrite passes), as do
-`pg_get_viewdef` (the view's query as written) and `pg_get_indexdef` (CREATE INDEX, or the n-th key).
+`pg_get_viewdef(oid, pretty, wrap)` (the view's query deparsed as PostgreSQL prints it, catalog/deparse.py) and
+`pg_get_indexdef` (CREATE INDEX, or the n-th key; primary keys' indexes included), `pg_get_constraintdef` (primary
+keys, builtins_pg_keys.py), `regnamespace_in/out`
+(`'name'::regnamespace`: 3F000 when unknown) and `regrole_in/out` (42704 when unknown).
 `lookup_type` raises PostgreSQL's 42704 for the `'name'::regtype` literals the rewrite resolves while planning;
 `lookup_relation` resolves builtin relation names then (others resolve in the catalog when the query runs).
 """
@@ -34,7 +37,9 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
 from sparkwire.catalog.builtins_pg import COLLATION_OIDS, UTF8_ENCODING
 from sparkwire.catalog.builtins_pg_items import index_definition
-from sparkwire.catalog.builtins_relation import quote_ident, view_definition
+from sparkwire.catalog.builtins_pg_keys import is_key_index, key_indexes, pg_get_constraintdef
+from sparkwire.catalog.builtins_relation import quote_ident
+from sparkwire.catalog.deparse import view_definition_text
 from sparkwire.catalog.objects import Item
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.introspection.relations import RELATIONS
@@ -126,7 +131,17 @@ def to_regclass(state: CatalogState, name: str | None, database: str, search: st
         return None
     schema, relname = _relation_key(name)
     found = _builtin_relation(schema, relname)
-    return found if found is not None else _user_relation(state, schema, relname, database, search)
+    if found is None:
+        found = _user_relation(state, schema, relname, database, search)
+    return found if found is not None else _key_index(state, schema or search, relname)
+
+
+def _key_index(state: CatalogState, schema: str, relname: str) -> int | None:
+    """A primary key's index (not a catalog item, see builtins_pg_keys.py) by schema and name."""
+    for index in key_indexes(state):
+        if index.name == relname and state.schemas[index.schema_id].name == schema:
+            return index.oid
+    return None
 
 
 def lookup_relation(name: str) -> int | None:
@@ -144,20 +159,23 @@ def regclass_in(state: CatalogState, name: str | None, database: str, search: st
 
 
 def regclass_out(state: CatalogState, oid: int | None, database: str, search: str) -> str | None:
-    """`::regclass::text`: the relation's name, schema-qualified when its plain name does not resolve to it."""
+    """`::regclass::text`: the relation's name, schema-qualified when its plain name does not resolve to it,
+    each part quoted as quote_ident quotes it."""
     if oid is None:
         return None
     if oid == 0:
         return "-"
     builtin = next((rel.name for rel in RELATIONS if rel.oid == oid), None)
     if builtin is not None:
-        return builtin
+        return quote_ident(builtin)
     item = _items_by_oid(state).get(oid)
     if item is None:
         return str(oid)
     if _user_relation(state, None, item.name, database, search) == oid:
-        return item.name
-    return f"{state.schemas[item.schema_id].name}.{item.name}"
+        return quote_ident(item.name)
+    if is_key_index(item) and state.schemas[item.schema_id].name == search:  # not a catalog item: not looked up
+        return quote_ident(item.name)
+    return f"{quote_ident(state.schemas[item.schema_id].name)}.{quote_ident(item.name)}"
 
 
 _BY_OID: dict[int, tuple[CatalogState, dict[int, Item]]] = {}
@@ -167,9 +185,53 @@ def _items_by_oid(state: CatalogState) -> dict[int, Item]:
     """The state's relations by OID, memoized for the latest state seen (states are immutable)."""
     cached = _BY_OID.get(0)
     if cached is None or cached[0] is not state:
-        cached = (state, {item.oid: item for item in state.items.values() if item.kind in _RELATION_KINDS})
+        relations = [item for item in state.items.values() if item.kind in _RELATION_KINDS]
+        cached = (state, {item.oid: item for item in [*relations, *key_indexes(state)]})
         _BY_OID[0] = cached
     return cached[1]
+
+
+def regnamespace_in(state: CatalogState, name: str | None, database: str) -> int | None:
+    """`'name'::regnamespace`: a builtin schema or a schema of the session's database; 3F000 when unknown."""
+    if name is None:
+        return None
+    wanted = _unquoted(name)
+    for schema in state.schemas.values():
+        if schema.name == wanted and (
+            schema.database_id is None or state.databases[schema.database_id].name == database
+        ):
+            return schema.oid
+    raise e.InvalidSchemaName(f'schema "{name}" does not exist')
+
+
+def regnamespace_out(state: CatalogState, oid: int | None) -> str | None:
+    if oid is None:
+        return None
+    found = next((s.name for s in state.schemas.values() if s.oid == oid), None)
+    return quote_ident(found) if found is not None else ("-" if oid == 0 else str(oid))
+
+
+def regrole_in(state: CatalogState, name: str | None) -> int | None:
+    """`'name'::regrole`: the role's OID; 42704 when unknown."""
+    if name is None:
+        return None
+    wanted = _unquoted(name)
+    found = next((r.oid for r in state.roles.values() if r.name == wanted), None)
+    if found is None:
+        raise e.UndefinedObject(f'role "{name}" does not exist')
+    return found
+
+
+def regrole_out(state: CatalogState, oid: int | None) -> str | None:
+    if oid is None:
+        return None
+    found = next((r.name for r in state.roles.values() if r.oid == oid), None)
+    return quote_ident(found) if found is not None else ("-" if oid == 0 else str(oid))
+
+
+def _unquoted(name: str) -> str:
+    text = name.strip()
+    return text[1:-1].replace('""', '"') if len(text) > 1 and text[0] == text[-1] == '"' else text.lower()
 
 
 def pg_get_userbyid(state: CatalogState, oid: int | None) -> str | None:
@@ -194,21 +256,27 @@ def function_info(oid: int | None) -> str | None:
     return None
 
 
-def pg_get_viewdef(state: CatalogState, oid: int | None) -> str | None:
-    """A view's or materialized view's query as written (PostgreSQL deparses it; sparkwire keeps the text)."""
+def pg_get_viewdef(state: CatalogState, oid: int | None, pretty: bool | None, wrap: int | None) -> str | None:
+    """A view's or materialized view's query deparsed as PostgreSQL 15 prints it (catalog/deparse.py); `wrap` is
+    the wrap column of pg_get_viewdef(oid, int), 0 for the other forms."""
     item = _items_by_oid(state).get(oid) if oid is not None else None
     if item is None or item.kind not in ("view", "materialized-view"):
         return None
-    return " " + view_definition(item.create_sql)
+    return view_definition_text(state, item, bool(pretty), wrap or 0)
 
 
-def pg_get_indexdef(state: CatalogState, oid: int | None, column: int | None, pretty: bool | None) -> str | None:
-    """Column 0: the index's CREATE INDEX statement; column n: the n-th key (a column name or an expression)."""
+def pg_get_indexdef(
+    state: CatalogState, oid: int | None, column: int | None, pretty: bool | None, search: str
+) -> str | None:
+    """Column 0: the index's CREATE INDEX statement, the table schema-qualified unless `pretty` and in the
+    session's schema `search` (as PostgreSQL's pretty mode qualifies only names not visible); column n: the n-th
+    key (a column name or an expression)."""
     item = _items_by_oid(state).get(oid) if oid is not None else None
     if item is None or item.kind != "index":
         return None
     if not column:
-        return index_definition(state, item)
+        visible = bool(pretty) and state.schemas[item.schema_id].name == search
+        return index_definition(state, item, qualified=not visible)
     if column > len(item.keys):
         return ""
     return item.keys[column - 1]
@@ -307,11 +375,16 @@ UDFS: dict[str, Udf] = {
 # Functions of the catalog state: `fn(state, *args)`.
 STATE_UDFS: dict[str, Udf] = {
     "pg_get_userbyid": Udf(pg_get_userbyid, ["BIGINT"], "VARCHAR"),
-    "pg_get_viewdef": Udf(pg_get_viewdef, ["BIGINT"], "VARCHAR"),
-    "pg_get_indexdef": Udf(pg_get_indexdef, ["BIGINT", "BIGINT", "BOOLEAN"], "VARCHAR"),
+    "pg_get_viewdef": Udf(pg_get_viewdef, ["BIGINT", "BOOLEAN", "INTEGER"], "VARCHAR"),
+    "pg_get_indexdef": Udf(pg_get_indexdef, ["BIGINT", "BIGINT", "BOOLEAN", "VARCHAR"], "VARCHAR"),
+    "pg_get_constraintdef": Udf(pg_get_constraintdef, ["BIGINT", "BOOLEAN"], "VARCHAR"),
     "to_regclass": Udf(to_regclass, ["VARCHAR", "VARCHAR", "VARCHAR"], "UINTEGER"),
     "regclass_in": Udf(regclass_in, ["VARCHAR", "VARCHAR", "VARCHAR"], "UINTEGER"),
     "regclass_out": Udf(regclass_out, ["BIGINT", "VARCHAR", "VARCHAR"], "VARCHAR"),
+    "regnamespace_in": Udf(regnamespace_in, ["VARCHAR", "VARCHAR"], "UINTEGER"),
+    "regnamespace_out": Udf(regnamespace_out, ["BIGINT"], "VARCHAR"),
+    "regrole_in": Udf(regrole_in, ["VARCHAR"], "UINTEGER"),
+    "regrole_out": Udf(regrole_out, ["BIGINT"], "VARCHAR"),
 }
 
 
@@ -323,8 +396,12 @@ def _bound(fn: Callable[..., object], arity: int, state: Callable[[], CatalogSta
     """`fn(state(), *args)` with exactly `arity` parameters: DuckDB reads a UDF's arity from its signature."""
     if arity == 1:
         return lambda a: fn(state(), a)
+    if arity == 2:
+        return lambda a, b: fn(state(), a, b)
     if arity == 3:
         return lambda a, b, c: fn(state(), a, b, c)
+    if arity == 4:
+        return lambda a, b, c, d: fn(state(), a, b, c, d)
     raise ValueError(f"no binding for {arity} arguments")
 
 

@@ -2,6 +2,8 @@
 
 Contract: every function here is a pure node transform `(node, ctx) → node` for `translate_duckdb.TRANSFORMS` (`ctx`
 needs only `database` and `schema`, the session's current database and schema):
+- `reg_outputs`: the statement's own result columns of type regclass / regtype / regnamespace / regrole (casts,
+  to_regclass, to_regtype) print names, as PostgreSQL prints them; ORDER BY such a column orders by OID.
 - `fold_identifiers`: unquoted identifiers fold to lower case, as PostgreSQL folds them (DuckDB keeps their case,
   which shows in result column names: `SELECT 1 AS TABLE_SCHEM` is column `table_schem`).
 - `builtin_tables`: a table named `pg_catalog.X`, or an unqualified `X` that is not a CTE in scope, where X is a
@@ -14,19 +16,24 @@ needs only `database` and `schema`, the session's current database and schema):
   pg_type_is_visible, pg_get_function_result, … → the store's UDFs (functions.py), also when written
   `pg_catalog.f(…)`; pg_get_expr(expr, rel) → expr; information_schema._pg_expandarray(a) → zipped UNNESTs;
   array_lower / array_upper → the bound of dimension 1; json_build_object → DuckDB's json_object;
-  current_schemas(bool) → the schema list.
+  current_schemas(bool) → the schema list; pg_get_indexdef / pg_get_constraintdef / pg_get_viewdef with their
+  optional arguments (the session's schema decides what pretty mode leaves unqualified).
 - `qualified_types`: a cast to a schema-qualified builtin type (`x::pg_catalog.regtype`, `::pg_catalog.text`, as
   psql writes them) → the same cast to the unqualified type.
 - `object_casts`: `'name'::regtype` and `'name'::regclass` of a builtin relation resolve while planning (42704 for
   unknown types, as PostgreSQL); `'name'::regclass` of another name resolves in the catalog when it runs (42P01
   when unknown), as does `$n::regclass` (`$n::regtype`: NULL when unknown); `x::regtype::text` /
-  `x::regclass::text` print names; any other cast to an OID alias type (regtype, regclass, regnamespace, …) is a
-  cast to the OID's value, except regproc, whose value is the function's name (`'pg_catalog.array_in'::regproc` →
+  `x::regclass::text` print names; `'name'::regnamespace` / `'name'::regrole` resolve in the catalog when they run
+  (3F000 / 42704 when unknown) and print back with `::text`; any other cast to an OID alias type is a cast to the
+  OID's value, except regproc, whose value is the function's name (`'pg_catalog.array_in'::regproc` →
   `'array_in'`).
 - `vectors` (vectors.py): int2vector / oidvector columns subscripted from 0, their bounds, text and elements.
 - `regproc_oids` (regprocs.py): regproc columns compared with / cast to OIDs use the function's OID.
 - `operators`: `OPERATOR(pg_catalog.op)` → the plain operator; `collations`: `COLLATE pg_catalog.default` (and
   default, "C", "POSIX") are dropped: DuckDB compares binary, which is what those collations mean here.
+- `table_functions` (table_functions.py): `pg_get_keywords()` in FROM reads the store's table of its rows;
+  `array_literals` (array_literals.py): `'{a,b}'::text[]` is a list DuckDB reads; `identifier_formats`
+  (identifier_formats.py): format()'s `%I` quotes as quote_ident.
 """
 
 from __future__ import annotations
@@ -41,8 +48,11 @@ from sparkwire import errors as e
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
 from sparkwire.catalog.builtins_pg import PG_SETTINGS
 from sparkwire.engine.introspection import functions as f
+from sparkwire.engine.introspection.array_literals import array_literals
+from sparkwire.engine.introspection.identifier_formats import identifier_formats
 from sparkwire.engine.introspection.regprocs import regproc_oids
 from sparkwire.engine.introspection.relations import RELATIONS
+from sparkwire.engine.introspection.table_functions import table_functions
 from sparkwire.engine.introspection.tables import STORE_CATALOG, engine_name
 from sparkwire.engine.introspection.vectors import vectors
 
@@ -170,6 +180,10 @@ _UDF_FUNCTIONS = (frozenset(f.UDFS) | frozenset(f.STATE_UDFS)) - {
     "to_regclass",
     "pg_get_viewdef",
     "regproc_oid",
+    "regnamespace_in",
+    "regnamespace_out",
+    "regrole_in",
+    "regrole_out",
 }
 
 
@@ -187,8 +201,11 @@ def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
     expanded = _expandarray(node)
     if expanded is not None:
         return expanded
-    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_indexdef" and len(node.expressions) == 1:
-        return _udf("pg_get_indexdef", node.expressions[0], exp.Literal.number(0), exp.false())
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_constraintdef" and node.expressions:
+        return _udf("pg_get_constraintdef", *[*node.expressions, exp.false()][:2])
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_indexdef":
+        oid, column, pretty = [*node.expressions, exp.Literal.number(0), exp.false()][:3]
+        return _udf("pg_get_indexdef", oid, column, pretty, exp.Literal.string(ctx.schema))
     if isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier) and node.this.name.lower() == "pg_catalog":
         called = node.expression
         return catalog_functions(called, ctx) if isinstance(called, exp.Anonymous) else node
@@ -206,7 +223,10 @@ def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_expr" and len(node.expressions) >= 2:
         return exp.Cast(this=node.expressions[0], to=exp.DataType.build("VARCHAR", dialect="duckdb"))
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_viewdef" and node.expressions:
-        return _udf("pg_get_viewdef", _relation_oid(node.expressions[0], ctx))
+        second = node.expressions[1] if len(node.expressions) > 1 else exp.false()
+        wrap = second if isinstance(second, exp.Literal) and not second.is_string else exp.Literal.number(0)
+        pretty = exp.true() if wrap is second else second  # pg_get_viewdef(oid, wrap_column) is pretty
+        return _udf("pg_get_viewdef", _relation_oid(node.expressions[0], ctx), pretty, wrap)
     flag = _current_schemas_flag(node)
     if flag is not None:
         implicit = [*IMPLICIT_SEARCH_SCHEMAS, ctx.schema]
@@ -240,7 +260,7 @@ def _expandarray(node: exp.Expression) -> exp.Expression | None:
 
 
 def _array_bound(node: exp.Anonymous) -> exp.Expression:
-    """array_lower / array_upper of dimension 1: 1 / the length, NULL for an empty array (as PostgreSQL)."""
+    """array_lower / array_upper of dimension 1: 1 / the length, NULL for an empty array, int4 (as PostgreSQL)."""
     array, dimension = [*node.expressions, exp.Literal.number(1)][:2]
     length = exp.Anonymous(this="len", expressions=[array])
     bound = exp.Literal.number(1) if node.name.lower() == "array_lower" else length
@@ -248,7 +268,7 @@ def _array_bound(node: exp.Anonymous) -> exp.Expression:
         exp.EQ(this=dimension, expression=exp.Literal.number(1)),
         exp.GT(this=length.copy(), expression=exp.Literal.number(0)),
     )
-    return exp.Case(ifs=[exp.If(this=first, true=bound)])
+    return exp.Cast(this=exp.Case(ifs=[exp.If(this=first, true=bound)]), to=exp.DataType.build("INTEGER"))
 
 
 def _relation_oid(arg: exp.Expression, ctx: Context) -> exp.Expression:
@@ -295,6 +315,11 @@ def _oid_of(cast: exp.Cast, kind: str, ctx: Context) -> exp.Expression:
         if builtin is not None:
             return exp.Literal.number(builtin)
         return _udf("regclass_in", value, *_session_args(ctx))
+    if isinstance(value, exp.Literal | exp.Parameter | exp.Placeholder) and kind in _NAMED_IN:
+        if isinstance(value, exp.Literal) and not value.is_string:
+            return exp.Cast(this=value, to=exp.DataType.build("UINTEGER", dialect="duckdb"))
+        args = [value] + ([exp.Literal.string(ctx.database)] if kind == "REGNAMESPACE" else [])
+        return _udf(_NAMED_IN[kind], *args)
     inner_kind = _object_type(value)
     if isinstance(value, exp.Cast) and inner_kind is not None:
         return _oid_of(value, inner_kind, ctx)
@@ -315,8 +340,14 @@ def _unqualified_function(value: exp.Expression) -> exp.Expression:
     return value
 
 
+_NAMED_IN = {"REGNAMESPACE": "regnamespace_in", "REGROLE": "regrole_in"}
+_NAMED_OUT = {"REGNAMESPACE": "regnamespace_out", "REGROLE": "regrole_out"}
+
+
 def _printed(oid: exp.Expression, kind: str, ctx: Context) -> exp.Expression:
-    """`::regtype::text` / `::regclass::text` of an OID expression."""
+    """`::regtype::text` / `::regclass::text` / `::regnamespace::text` / `::regrole::text` of an OID expression."""
+    if kind in _NAMED_OUT:
+        return _udf(_NAMED_OUT[kind], oid)
     if kind == "REGTYPE":
         if isinstance(oid, exp.Literal):
             return exp.Literal.string(str(f.regtype_out(int(oid.this))))
@@ -334,12 +365,66 @@ def object_casts(node: exp.Expression, ctx: Context) -> exp.Expression:
     inner_kind = _object_type(inner)
     if (
         isinstance(inner, exp.Cast)
-        and inner_kind in ("REGTYPE", "REGCLASS")
+        and inner_kind in ("REGTYPE", "REGCLASS", *_NAMED_OUT)
         and isinstance(node.to, exp.DataType)
         and node.to.is_type(exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR)
     ):
         return _printed(_oid_of(inner, inner_kind, ctx), inner_kind, ctx)
     return node
+
+
+_PRINTED_KINDS = frozenset({"REGCLASS", "REGTYPE", "REGNAMESPACE", "REGROLE"})
+_PRINTED_FUNCTIONS = {"to_regclass": "REGCLASS", "to_regtype": "REGTYPE"}
+
+
+def _printed_kind(node: exp.Expression) -> str | None:
+    """The OID alias type a result column of this expression has, when PostgreSQL prints it as a name."""
+    kind = _object_type(node)
+    if kind in _PRINTED_KINDS:
+        return kind
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
+        node = node.expression
+    if isinstance(node, exp.Anonymous):
+        return _PRINTED_FUNCTIONS.get(node.name.lower())
+    return None
+
+
+def reg_outputs(node: exp.Expression, ctx: Context) -> exp.Expression:
+    """The statement's own result columns of type regclass / regtype print names, as PostgreSQL prints them
+    (`oid::regclass` → `pg_class`, `to_regtype('int4')` → `integer`): each becomes `(…)::regclass::text`, which
+    `object_casts` prints. ORDER BY a position or alias of such a column keeps ordering by the OID."""
+    if not (isinstance(node, exp.Select) and node.parent is None):
+        return node
+    replaced: dict[int, exp.Expression] = {}
+    for i, projection in enumerate(node.expressions):
+        value = projection.unalias()
+        kind = _printed_kind(value)
+        if kind is None:
+            continue
+        replaced[i] = value.copy()
+        as_type = (
+            value
+            if _object_type(value)
+            else exp.Cast(this=value.copy(), to=exp.DataType.build(kind, dialect="postgres"))
+        )
+        printed = exp.Cast(this=as_type.copy(), to=exp.DataType.build("TEXT"))
+        value.replace(printed)
+    if replaced:
+        _order_by_oids(node, replaced)
+    return node
+
+
+def _order_by_oids(select: exp.Select, replaced: dict[int, exp.Expression]) -> None:
+    aliases = {
+        select.expressions[i].alias.lower(): value for i, value in replaced.items() if select.expressions[i].alias
+    }
+    order = select.args.get("order")
+    for ordered in order.expressions if isinstance(order, exp.Order) else ():
+        key = ordered.this
+        if isinstance(key, exp.Literal) and not key.is_string and int(key.this) - 1 in replaced:
+            key.replace(replaced[int(key.this) - 1].copy())
+        elif isinstance(key, exp.Column) and not key.table and key.name.lower() in aliases:
+            key.replace(aliases[key.name.lower()].copy())
 
 
 _OPERATORS: dict[str, Callable[[exp.Expression, exp.Expression], exp.Expression]] = {
@@ -388,6 +473,7 @@ def collations(node: exp.Expression, ctx: Context) -> exp.Expression:
 
 # Each runs as its own pass over the tree (a pass does not revisit the children of a node it replaced).
 TRANSFORMS = (
+    reg_outputs,
     fold_identifiers,
     builtin_tables,
     vectors,
@@ -397,4 +483,7 @@ TRANSFORMS = (
     object_casts,
     operators,
     collations,
+    table_functions,
+    array_literals,
+    identifier_formats,
 )

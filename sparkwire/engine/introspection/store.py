@@ -2,7 +2,8 @@
 
 Contract: `install(engine, settings, state)` attaches an in-memory DuckDB database named `STORE_CATALOG` to the
 engine's database (so every session connection sees it and a query may join builtin and user relations), creates
-one schema per builtin schema and one table per `BuiltinRelation` (layout in `tables`), fills the code-defined
+one schema per builtin schema and one table per `BuiltinRelation` (layout in `tables`) and per table function's
+rows (`builtins_pg.TABLE_FUNCTIONS`, which the rewrite reads for calls in FROM), fills the code-defined
 relations (pg_settings from `settings`, the session variables, which live in the planner), fills the
 catalog-defined ones from `state`, registers the catalog functions (`functions.install`, reading the listener's
 committed state) and returns the `StoreListener` that keeps the store in step: register it with
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sparkwire.catalog import Catalog, CatalogState
-from sparkwire.catalog.builtins_pg import PG_SETTINGS, SettingDefinition, settings_rows
+from sparkwire.catalog.builtins_pg import PG_SETTINGS, TABLE_FUNCTIONS, SettingDefinition, settings_rows
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.introspection import functions
 from sparkwire.engine.introspection.listener import StoreListener
@@ -56,7 +57,7 @@ def install(
         con.command(f"ATTACH ':memory:' AS {STORE_CATALOG}")
         for schema in sorted({rel.schema for rel in RELATIONS}):
             con.command(f"CREATE SCHEMA {STORE_CATALOG}.{quoted(engine_name(schema))}")
-        for rel in RELATIONS:
+        for rel in (*RELATIONS, *TABLE_FUNCTIONS):
             con.command(create_sql(rel))
             if rel.from_state:
                 continue
