@@ -146,6 +146,7 @@ def test_builtin_relation_access(
 
 def test_notices_redacted_shows_only_visible_objects(server: SparkwireServer, admin: Conn, alice: Conn) -> None:
     admin.execute("GRANT CREATE ON CLUSTER quickstart TO rbac_alice")
+    admin.execute("GRANT CREATE ON SCHEMA public TO rbac_alice")  # also when run on its own
     admin.execute("CREATE TABLE rbac_hidden (a int)")
     admin.execute("CREATE INDEX rbac_hidden_idx ON rbac_hidden ()")  # an IndexKeyEmpty notice
     alice.execute("CREATE TABLE rbac_mine (a int)")

@@ -36,6 +36,7 @@ from sparkwire.planner.ddl_grammar import (
     ShowStatement,
     parse_materialize_ddl,
 )
+from sparkwire.planner.literal_templates import LiteralTemplates
 from sparkwire.planner.naming import column_name, projection_names
 from sparkwire.planner.output_types import declared_types
 from sparkwire.planner.params import Describe, ParamType, infer_parameter_types
@@ -211,7 +212,16 @@ _EXPLAIN = re.compile(
 )
 
 
-def plan_statement(sql: str, ctx: SessionContext, declared_oids: Sequence[int], describe: Describe) -> Plan:
+def plan_statement(
+    sql: str,
+    ctx: SessionContext,
+    declared_oids: Sequence[int],
+    describe: Describe,
+    templates: LiteralTemplates | None = None,
+    generation: int = 0,
+) -> Plan:
+    """`templates` (with the catalog `generation`) translate queries that differ from an earlier one only in
+    inline OIDs without the sqlglot passes (literal_templates.py)."""
     if not split_statements(sql):
         return Plan(sql, "empty")
     guard.check_statement_head(sql)
@@ -246,7 +256,11 @@ def plan_statement(sql: str, ctx: SessionContext, declared_oids: Sequence[int], 
         head = tree.name.upper()
         raise e.FeatureNotSupported(f"{head} is not supported")
     params = tuple(infer_parameter_types(tree, declared_oids, describe))
-    duck_sql = to_duckdb(tree, ctx, [p[1] for p in params])
+    duck_types = [p[1] for p in params]
+    if templates is not None and isinstance(tree, exp.Query):
+        duck_sql = templates.translate(sql, tree, ctx, duck_types, generation)
+    else:
+        duck_sql = to_duckdb(tree, ctx, duck_types)
     if isinstance(tree, exp.Query | exp.Values):
         return Plan(
             sql,

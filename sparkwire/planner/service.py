@@ -29,6 +29,7 @@ from sparkwire.engine.introspection.sessions import SessionInfo, SessionTable
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.planner.api import NoticeSink, ParameterStatusSink, StartupInfo
 from sparkwire.planner.data import DataPlane
+from sparkwire.planner.literal_templates import LiteralTemplates
 from sparkwire.planner.rbac import login_role
 from sparkwire.planner.result_cache import ResultCache, volatile_functions
 from sparkwire.planner.schema_generation import SchemaGeneration
@@ -94,6 +95,7 @@ class PlannerService:
         session_functions = (UDF_CURRENT_SETTING, UDF_SET_CONFIG, UDF_PG_SLEEP)
         volatile = volatile_functions(self._engine.volatile_functions, session_functions)
         self._results = ResultCache(lambda: self._engine.write_generation, volatile)
+        self._templates = LiteralTemplates()
         self._schema = SchemaGeneration()
         listener = introspection_store.install(self._engine, _SETTINGS, state)
         self._catalog.add_listener(listener)
@@ -123,6 +125,7 @@ class PlannerService:
             self._engine.connect(),
             self._functions,
             self._results,
+            self._templates,
             self._schema,
             startup,
             notices,

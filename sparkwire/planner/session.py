@@ -60,6 +60,7 @@ from sparkwire.planner.copy import copy_format, copy_out_query, copy_parser
 from sparkwire.planner.copy_storage import CommittingSink, StorageCopyInSink, copy_columns
 from sparkwire.planner.data import DataPlane
 from sparkwire.planner.fields import fields_for
+from sparkwire.planner.literal_templates import LiteralTemplates
 from sparkwire.planner.naming import align_names
 from sparkwire.planner.notice_service import enabled_by
 from sparkwire.planner.plan import Plan, plan_statement
@@ -103,6 +104,7 @@ class DuckSession:
         engine: DuckDBConnection,
         functions: SessionFunctions,
         results: ResultCache,
+        templates: LiteralTemplates,
         schema: SchemaGeneration,
         startup: StartupInfo,
         notices: NoticeSink,
@@ -124,6 +126,7 @@ class DuckSession:
         self._engine = engine
         self._functions = functions
         self._results = results
+        self._templates = templates
         self._notices = notices
         self._sid = functions.register(self)
         self._ctx = SessionContext(self._sid, startup.user, startup.backend_pid)
@@ -302,7 +305,9 @@ class DuckSession:
             offset = sql.find(piece, end)
             end = offset + len(piece)
             try:
-                planned.append(plan_statement(piece, self._ctx, declared, self._describe_sql))
+                planned.append(
+                    plan_statement(piece, self._ctx, declared, self._describe_sql, self._templates, generation)
+                )
             except e.PgError as err:
                 if err.position is not None:
                     err.position += offset  # PostgreSQL counts from the start of the whole query string
