@@ -35,6 +35,7 @@ SAME = [
     "SELECT typname, typinput, typoutput, typcategory, typtype FROM pg_type WHERE oid IN (16, 23, 25, 1700) "
     "ORDER BY oid",
     "SELECT current_schema, current_schema(), pg_encoding_to_char(6), session_user = current_user",
+    "SELECT current_schemas(false), pg_catalog.current_schemas(false)",
     "SELECT table_schema, table_name, table_type, is_insertable_into FROM information_schema.tables "
     "WHERE table_schema = '{s}' ORDER BY table_name",
     "SELECT column_name, data_type, is_nullable, character_maximum_length FROM information_schema.columns "

@@ -13,8 +13,8 @@ engine's values fit it. DuckDB holds PostgreSQL's `name`, `"char"`, `regproc` an
 - `*` and `t.*` over builtin relations and pg_catalog's table functions (pg_get_keywords()) → each column as
   above (a `*` over anything else: no declared types);
 - the functions PostgreSQL types `name` (current_user, session_user, user, current_role, current_schema,
-  current_database, current_catalog, pg_get_userbyid, pg_encoding_to_char) → name; to_regclass → regclass,
-  to_regtype → regtype.
+  current_database, current_catalog, pg_get_userbyid, pg_encoding_to_char) → name, current_schemas → name[];
+  to_regclass → regclass, to_regtype → regtype.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from sparkwire.planner.dialect import PG
 
 Declared = tuple[int, int] | None
 
-NAME, CHAR, REGPROC, VARCHAR, REGCLASS, REGTYPE = 19, 18, 24, 1043, 2205, 2206
+NAME, CHAR, REGPROC, VARCHAR, REGCLASS, REGTYPE, NAME_ARRAY = 19, 18, 24, 1043, 2205, 2206, 1003
 _COLUMN_TYPES: dict[str, int] = {
     "name": NAME,
     '"char"': CHAR,
@@ -54,6 +54,7 @@ _NAME_KEYWORDS = frozenset({"user", "current_role", "current_schema"})
 _FUNCTION_TYPES: dict[str, int] = {name: NAME for name in _NAME_FUNCTIONS} | {
     "to_regclass": REGCLASS,
     "to_regtype": REGTYPE,
+    "current_schemas": NAME_ARRAY,
 }
 _SPECIAL_FUNCTIONS: tuple[type[exp.Expression], ...] = (
     exp.CurrentUser,
@@ -134,6 +135,8 @@ def _column(node: exp.Column, relations: dict[str, BuiltinRelation], only_builti
 def _function(node: exp.Expression) -> Declared:
     if isinstance(node, _SPECIAL_FUNCTIONS):
         return NAME, -1
+    if isinstance(node, exp.CurrentSchemas):
+        return NAME_ARRAY, -1
     if isinstance(node, exp.Anonymous):
         oid = _FUNCTION_TYPES.get(node.name.lower())
         return (oid, -1) if oid is not None else None
