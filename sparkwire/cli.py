@@ -73,7 +73,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     tls = _tls_context(args.tls_cert, args.tls_key) if args.tls_cert else None
     spark = SparkOptions(master=args.spark_master, remote=args.spark_remote, start=args.spark_start)
-    service = PlannerService(args.data_dir, spark)
+    service = PlannerService(args.data_dir.resolve(), spark)
     # everything built so far (catalog state, builtin relations, type tables) lives as long as the process: keep it
     # out of the collector's full passes, which otherwise show up as tail latency on every connection
     gc.freeze()

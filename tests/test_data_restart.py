@@ -2,7 +2,8 @@
 
 Stopping and starting `sparkwire serve` on the same --data-dir brings back every object (same ids), all data and the
 definitions; a kill -9 right after acknowledged writes loses none of them, and a transaction that was still open
-when the process died leaves nothing behind.
+when the process died leaves nothing behind. The servers name their data directory relatively (`--data-dir data`,
+as the README's `./scripts/serve` does), Spark included.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ OBJECTS = (
 
 
 def _start(data_dir: Path) -> SparkwireServer:
-    return SparkwireServer.start(data_dir, "--spark-start", "on-demand", "--spark-master", "local[1]")
+    """Named relative to the server's working directory, as `./scripts/serve` names `./data`."""
+    args = ("--spark-start", "on-demand", "--spark-master", "local[1]")
+    return SparkwireServer.start(data_dir, *args, cwd=data_dir.parent)
 
 
 def test_objects_ids_and_rows_survive_a_clean_restart(tmp_path: Path) -> None:

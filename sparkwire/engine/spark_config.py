@@ -37,7 +37,9 @@ FAIR_SCHEDULER = """\
 
 
 def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = "error") -> dict[str, str]:
-    """Write the helper files into `data_dir` and return the settings (see the module docstring)."""
+    """Write the helper files into `data_dir` and return the settings (see the module docstring). Paths are
+    absolute: Spark reads `file:` URIs, and a relative one (`--data-dir ./data`) is not a URI it accepts."""
+    data_dir = data_dir.resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     for sub in ("warehouse", "derby", "local", "jvmtmp"):
         (data_dir / sub).mkdir(exist_ok=True)

@@ -39,7 +39,9 @@ class SparkwireServer:
         env: dict[str, str] | None = None,
         port: int | None = None,
         wait: float = 60.0,
+        cwd: Path | None = None,
     ) -> SparkwireServer:
+        """`cwd`: run there and name `data_dir` relative to it (as `./scripts/serve` names `./data`)."""
         data_dir.mkdir(parents=True, exist_ok=True)
         port = port or free_port()
         log_path = data_dir / "server.log"
@@ -47,10 +49,11 @@ class SparkwireServer:
         log = log_path.open("ab")
         process = subprocess.Popen(
             [sys.executable, "-m", "sparkwire", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--data-dir", str(data_dir), *args],
+             "--data-dir", os.path.relpath(data_dir, cwd) if cwd else str(data_dir), *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=full_env,
+            cwd=cwd,
         )
         server = cls(data_dir, port, process, log_path, extra_env=env or {})
         server.wait_ready(wait)
