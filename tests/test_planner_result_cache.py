@@ -137,6 +137,16 @@ def test_recording_keeps_small_complete_answers_only() -> None:
     assert cache.get("cut") is None
 
 
+def test_the_byte_budget_evicts_too() -> None:
+    cache = ResultCache(lambda: 0, frozenset(), max_entries=10, max_bytes=3 * _batch(100).nbytes)
+    columns = [Column("a", "INTEGER")]
+    for key in "abcd":
+        cache.put(key, columns, [_batch(100)])
+    assert cache.get("a") is None and all(cache.get(k) is not None for k in "bcd")
+    cache.put("huge", columns, [_batch(1000)])  # over the whole budget: not kept, nothing evicted for it
+    assert cache.get("huge") is None and all(cache.get(k) is not None for k in "bcd")
+
+
 def test_least_recently_used_entries_go_first() -> None:
     cache, _ = _cache(max_entries=2)
     columns = [Column("a", "INTEGER")]

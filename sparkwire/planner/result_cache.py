@@ -3,8 +3,9 @@
 Clients send the same catalog queries over and over (psql's `\\d` family, a BI tool browsing schemas, pgjdbc's
 metadata calls on every connection); the introspection store's answer changes only when something writes to the
 store or the catalog commits. Contract:
-- `ResultCache(store_generation, volatile, max_entries, max_rows)`: one per server, shared by every session,
-  thread-safe, least recently used entries go first. `key(sql, params, time_zone, catalog_generation)` names
+- `ResultCache(store_generation, volatile, max_entries, max_rows, max_bytes)`: one per server, shared by every
+  session, thread-safe, least recently used entries go first (when there are more than `max_entries` or their
+  Arrow buffers exceed `max_bytes`). `key(sql, params, time_zone, catalog_generation)` names
   everything an answer depends on, or is None when the answer may differ between runs: the DuckDB SQL as run
   (session values such as current_user, the database and the schema are literals in it, and so are row filters of
   the role's privileges), the parameter values, the session's TimeZone, and the generations of the store
@@ -53,12 +54,16 @@ class ResultCache:
         volatile: frozenset[str],
         max_entries: int = 512,
         max_rows: int = 20_000,
+        max_bytes: int = 256 << 20,
     ) -> None:
         self._store_generation = store_generation
         self._volatile = volatile
         self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
+        self._sizes: dict[Hashable, int] = {}
+        self._bytes = 0
         self._max_entries = max_entries
         self._max_rows = max_rows
+        self._max_bytes = max_bytes
         self._lock = threading.Lock()
 
     def key(self, sql: str, params: tuple[object, ...], time_zone: str, catalog_generation: int) -> Hashable | None:
@@ -83,11 +88,17 @@ class ResultCache:
             return found
 
     def put(self, key: Hashable, columns: list[Column], batches: list[pa.RecordBatch]) -> None:
+        size = sum(batch.nbytes for batch in batches)
+        if size > self._max_bytes:
+            return
         with self._lock:
+            self._bytes += size - self._sizes.get(key, 0)
+            self._sizes[key] = size
             self._entries[key] = (columns, batches)
             self._entries.move_to_end(key)
-            while len(self._entries) > self._max_entries:
-                self._entries.popitem(last=False)
+            while len(self._entries) > self._max_entries or self._bytes > self._max_bytes:
+                old, _ = self._entries.popitem(last=False)
+                self._bytes -= self._sizes.pop(old)
 
     def recording(
         self, key: Hashable, columns: list[Column], batches: Iterator[pa.RecordBatch]
