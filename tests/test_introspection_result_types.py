@@ -3,7 +3,8 @@ DDL: builtin columns of type name / "char" / regproc and information_schema doma
 the name-typed session functions, `::regclass` / `::regtype` / `::regnamespace` projections printed as names
 (ordered by OID), to_regclass / to_regtype, int4 array functions and generate_series, PostgreSQL's column names
 (`indkey[0]` is `indkey`, `unnest`, `generate_series`, `array_length`), and a table's primary key as pg_index,
-pg_constraint, pg_class, pg_get_indexdef / pg_get_constraintdef and information_schema show it.
+pg_constraint, pg_class, pg_get_indexdef / pg_get_constraintdef and information_schema show it; an expression
+index's attributes named and typed as PostgreSQL names and types them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ DDL = (
     "CREATE TABLE {s}.k (a integer, b text, c integer NOT NULL, PRIMARY KEY (b, a))",
     "CREATE TABLE {s}.t (id bigint PRIMARY KEY, note text)",
     "CREATE INDEX k_c_idx ON {s}.k (c)",
+    "CREATE INDEX k_expr_idx ON {s}.k ((a + 1), lower(b), c, (a * 2))",
 )
 
 SAME = [
@@ -65,6 +67,9 @@ SAME = [
     "pg_get_constraintdef(oid), pg_get_constraintdef(oid, true), conindid::regclass FROM pg_constraint "
     "WHERE conrelid IN ('{s}.k'::regclass, '{s}.t'::regclass) ORDER BY conname",
     "SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = '{s}' ORDER BY indexname",
+    "SELECT attname, atttypid::regtype, atttypmod, attnum FROM pg_attribute "
+    "WHERE attrelid = '{s}.k_expr_idx'::regclass ORDER BY attnum",
+    "SELECT pg_get_indexdef('{s}.k_expr_idx'::regclass, k, true) FROM generate_series(0, 4) k ORDER BY k",
     "SELECT tablename, hasindexes FROM pg_tables WHERE schemaname = '{s}' ORDER BY 1",
     "SELECT constraint_name, table_name, constraint_type, is_deferrable, initially_deferred, enforced, nulls_distinct "
     "FROM information_schema.table_constraints WHERE table_schema = '{s}' AND constraint_type <> 'CHECK' "

@@ -7,8 +7,9 @@ indexes `i` (access method btree); other items (sinks, types, functions, secrets
 Values follow what PostgreSQL 15 shows for a freshly created object of the kind: reltuples -1 (an index: 0, with one
 page, its metapage), relpersistence `p`, views and materialized views have rules, only table columns are attnotnull;
 statistics are zeros. Index keys that name a column of the indexed relation are attributes with that column's
-number, name and type; expression keys are `expr`, `expr1`, … typed by the index item's `columns` (one per key, when
-the DDL recorded them) and else with type 0, and make `indexprs` the comma-joined expressions; each key's indclass
+number, name and type; expression keys are named and typed by the index item's `columns` (one per key, when
+the DDL recorded them: `lower`, `expr`, `expr1`, … as PostgreSQL names them) and else `expr`, `expr1`, … of type 0,
+and make `indexprs` the comma-joined expressions; each key's indclass
 is the default btree operator class PostgreSQL gives its type (0 for an untyped expression). Differences from
 PostgreSQL, by design: no system columns (attnum < 0), no row types (reltype 0), pg_attrdef.oid is NULL (the catalog
 allocates no OIDs for defaults; Materialize does the same) and adbin holds the default as PostgreSQL's pg_get_expr
@@ -23,6 +24,10 @@ what changed.
 from __future__ import annotations
 
 from functools import lru_cache
+
+import sqlglot
+import sqlglot.errors
+from sqlglot import exp
 
 from sparkwire.catalog.builtins_info import INFO_RELATIONS
 from sparkwire.catalog.builtins_pg import BUILTIN_OWNER_OID, BUILTIN_RELATIONS, type_details
@@ -64,7 +69,9 @@ def key_positions(state: CatalogState, index: Item) -> list[int | None]:
 
 
 def _index_columns(state: CatalogState, index: Item) -> list[tuple[str, int, int]]:
-    """(attname, type oid, typmod) of each key of the index."""
+    """(attname, type oid, typmod) of each key of the index: a column key is the column (its exact type); an
+    expression key is named and typed as the DDL recorded it (`lower`, `expr`, `expr1`, …, see planner/ddl.py),
+    or, for indexes recorded without key columns, `expr`, `expr1`, … of type 0."""
     on = state.items.get(index.on_id or "")
     typed = len(index.columns) == len(index.keys)
     out: list[tuple[str, int, int]] = []
@@ -73,9 +80,11 @@ def _index_columns(state: CatalogState, index: Item) -> list[tuple[str, int, int
         if position is not None and on is not None:
             column = on.columns[position - 1]
             out.append((column.name, column.type_oid, column.typmod))
+        elif typed:
+            recorded = index.columns[number]
+            out.append((recorded.name, recorded.type_oid, recorded.typmod))
         else:
-            key_type = (index.columns[number].type_oid, index.columns[number].typmod) if typed else (0, -1)
-            out.append(("expr" if expressions == 0 else f"expr{expressions}", *key_type))
+            out.append(("expr" if expressions == 0 else f"expr{expressions}", 0, -1))
             expressions += 1
     return out
 
@@ -320,14 +329,29 @@ def _pg_index_rows(state: CatalogState) -> list[Row]:
     return rows
 
 
-def index_definition(state: CatalogState, index: Item, qualified: bool = True) -> str:
-    """pg_get_indexdef's text: `CREATE INDEX i ON public.t USING btree (a)` (`ON t` when not `qualified`)."""
+def _key_text(key: str, pretty: bool) -> str:
+    """An expression key as pg_get_indexdef prints it: a function call as it is, anything else in parentheses —
+    and an operator expression, which non-pretty mode parenthesizes itself, in two."""
+    try:
+        tree = sqlglot.parse_one(key, read="postgres").unnest()
+    except sqlglot.errors.ParseError:
+        return f"({key})"
+    core = tree.sql(dialect="postgres", normalize_functions="lower")
+    if isinstance(tree, exp.Func) and not isinstance(tree, exp.Binary | exp.Unary | exp.Cast | exp.Case):
+        return core
+    operator = isinstance(tree, exp.Binary | exp.Unary) and not pretty
+    return f"(({core}))" if operator else f"({core})"
+
+
+def index_definition(state: CatalogState, index: Item, qualified: bool = True, pretty: bool = False) -> str:
+    """pg_get_indexdef's text: `CREATE INDEX i ON public.t USING btree (a)` (`ON t` when not `qualified`;
+    `pretty` parenthesizes expression keys as pretty mode does)."""
     on = state.items[index.on_id or ""]
     schema = f"{quote_ident(state.schemas[on.schema_id].name)}." if qualified else ""
     relation = f"{schema}{quote_ident(on.name)}"
     positions = key_positions(state, index)
     keys = [
-        quote_ident(on.columns[position - 1].name) if position is not None else f"({key})"
+        quote_ident(on.columns[position - 1].name) if position is not None else _key_text(key, pretty)
         for key, position in zip(index.keys, positions, strict=True)
     ]
     unique = " UNIQUE" if is_key_index(index) else ""

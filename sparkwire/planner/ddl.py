@@ -43,7 +43,7 @@ from sparkwire.pgtypes.registry import format_type, parse_type_name
 from sparkwire.planner import ddl_grammar as g
 from sparkwire.planner.api import Notice
 from sparkwire.planner.dialect import PG
-from sparkwire.planner.naming import align_names, projection_names
+from sparkwire.planner.naming import align_names, column_name, projection_names
 from sparkwire.planner.resolve import Names, is_builtin_relation, user_relations
 from sparkwire.planner.translate_duckdb import parse
 
@@ -379,7 +379,34 @@ def _index_key(text: str, on: Item) -> tuple[str, str]:
             raise e.UndefinedColumn(f'column "{column.name}" does not exist')
     if isinstance(tree, exp.Column) and not tree.table:
         return g.quote(tree.name), tree.name
-    return tree.sql(dialect=PG), "expr"
+    return tree.sql(dialect=PG, normalize_functions="lower"), "expr"
+
+
+def _key_columns(keys: tuple[str, ...], on: Item, schema: Schema, ctx: DdlContext) -> tuple[Column, ...]:
+    """The index's attributes as PostgreSQL names them (ChooseIndexColumnNames: a column key is the column, a
+    function call its function's name, any other expression `expr`; repeats get 1, 2, …) with the key types,
+    which DuckDB describes over the relation's schema shadow. None described (an expression DuckDB cannot type)
+    leaves them untyped: (). Names follow FigureIndexColname: the result column name (naming.py), `expr` where
+    that would be `?column?`."""
+    select = f"SELECT {', '.join(keys)} FROM {_qualified(schema, on.name, ctx.state).sql()}"
+    try:
+        described = ctx.describe_query(parse(select))
+    except e.PgError:
+        return ()
+    if len(described) != len(keys):
+        return ()
+    taken: set[str] = set()
+    out: list[Column] = []
+    for key, column in zip(keys, described, strict=True):
+        figured = column_name(parse(f"SELECT {key}").expressions[0])
+        base = "expr" if figured in (None, "?column?") else figured
+        name, number = base, 0
+        while name in taken:
+            number += 1
+            name = f"{base}{number}"
+        taken.add(name)
+        out.append(Column(name, column.type_oid, column.typmod))
+    return tuple(out)
 
 
 def _available_name(state: CatalogState, schema_id: str, base: str) -> str:
@@ -424,6 +451,7 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
         create_sql=g.render(normalized_stmt),
         on_id=on.id,
         keys=keys,
+        columns=_key_columns(keys, on, schema, ctx) if stmt.keys else (),
         is_default_index=stmt.keys is None,
         cluster_id=cluster.id,
     )

@@ -276,7 +276,7 @@ def pg_get_indexdef(
         return None
     if not column:
         visible = bool(pretty) and state.schemas[item.schema_id].name == search
-        return index_definition(state, item, qualified=not visible)
+        return index_definition(state, item, qualified=not visible, pretty=bool(pretty))
     if column > len(item.keys):
         return ""
     return item.keys[column - 1]
