@@ -8,6 +8,7 @@ its own way. Directly: which SQL is cacheable, the row limit and least-recently-
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -16,6 +17,7 @@ import pyarrow as pa
 from sparkwire.engine.base import Column
 from sparkwire.planner.result_cache import ResultCache, cacheable, volatile_functions
 from tests.support.clients import unique
+from tests.test_planner_helpers import Client, materialize, new_service
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 COUNT_TABLES = "SELECT count(*) FROM pg_catalog.pg_class WHERE relnamespace = '{s}'::regnamespace"
@@ -99,6 +101,34 @@ def test_transaction_block_reads(sw: Conn) -> None:
     sw.execute(f"CREATE TABLE {schema}.t (a int)")
     with sw.transaction():
         assert sw.execute(sql).fetchone() == (1,)
+
+
+def test_repeats_are_served_from_the_cache_in_both_protocols(tmp_path: Path) -> None:
+    """In-process, where the cache's hit count shows: a repeated catalog query is answered from the cache
+    through the simple and the extended protocol; inside a block that wrote (its engine snapshot) it is not."""
+    service = new_service(tmp_path)
+    client = Client(service)
+    try:
+        sql = "SELECT count(*) FROM pg_catalog.pg_type WHERE typname LIKE 'int%'"
+        first = client.rows(sql)
+        hits = service.results.hits
+        assert client.rows(sql) == first and service.results.hits == hits + 1
+        session = client.session
+        for _ in range(2):
+            session.parse("", sql, [])
+            session.bind("", "", [], [], [])
+            assert materialize(session.execute("", 0)).rows == first
+            session.sync()
+        assert service.results.hits == hits + 3
+        client.run("CREATE TABLE rc_t (a int)")
+        client.run("BEGIN")
+        client.run("INSERT INTO rc_t VALUES (1)")
+        assert client.rows(sql) == first
+        client.run("COMMIT")
+        assert service.results.hits == hits + 3
+    finally:
+        client.close()
+        service.close()
 
 
 def _cache(max_entries: int = 4, max_rows: int = 10) -> tuple[ResultCache, list[int]]:

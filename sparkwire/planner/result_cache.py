@@ -65,6 +65,7 @@ class ResultCache:
         self._max_rows = max_rows
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
+        self.hits = 0  # answers served from the cache (observability, and the tests' way to see it work)
 
     def key(self, sql: str, params: tuple[object, ...], time_zone: str, catalog_generation: int) -> Hashable | None:
         if not cacheable(sql, self._volatile):
@@ -85,6 +86,7 @@ class ResultCache:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
+                self.hits += 1
             return found
 
     def put(self, key: Hashable, columns: list[Column], batches: list[pa.RecordBatch]) -> None:

@@ -109,6 +109,10 @@ class PlannerService:
     def data(self) -> DataPlane:
         return self._data
 
+    @property
+    def results(self) -> ResultCache:
+        return self._results
+
     def new_session(
         self, startup: StartupInfo, notices: NoticeSink, parameter_status: ParameterStatusSink
     ) -> DuckSession:

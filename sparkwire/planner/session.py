@@ -569,7 +569,7 @@ class DuckSession:
             else to_duckdb(tree, self._ctx, [t[1] for t in plan.param_types])
         )
         key = None
-        if not self._tx.in_transaction:  # a block's reads may keep its engine snapshot: not shared
+        if not self._tx.in_block and not self._tx.holds_snapshot:  # a snapshot's answers are not shared
             key = self._results.key(sql, params, self._engine_zone, self._schema.value)
         cached = self._results.get(key) if key is not None else None
         if cached is not None:

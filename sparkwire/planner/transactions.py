@@ -69,6 +69,11 @@ class Transactions:
         return self.mode == "explicit"
 
     @property
+    def holds_snapshot(self) -> bool:
+        """The engine transaction of a block is open: reads see the engine as of its start (and its writes)."""
+        return self._engine_open
+
+    @property
     def in_transaction(self) -> bool:
         """Inside a transaction that SET values would be rolled back with."""
         return self.mode != "idle"
