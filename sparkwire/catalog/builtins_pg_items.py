@@ -151,7 +151,7 @@ def _pg_class_rows(state: CatalogState) -> list[Row]:
                 None,
             )
         )
-    rows.extend(_system_class_rows())
+    rows.extend(_system()[0])
     return rows
 
 
@@ -168,10 +168,6 @@ def _system() -> tuple[tuple[Row, ...], tuple[Row, ...]]:
         for number, (name, type_oid, typmod) in enumerate(rel.columns, 1)
     )
     return classes, attributes
-
-
-def _system_class_rows() -> tuple[Row, ...]:
-    return _system()[0]
 
 
 def _system_class_row(oid: int, name: str, namespace: int, kind: str, natts: int) -> Row:

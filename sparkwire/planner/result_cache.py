@@ -27,6 +27,7 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -36,7 +37,9 @@ Entry = tuple[list[Column], list[pa.RecordBatch]]
 _WORD = re.compile(r"[a-z_][a-z0-9_]*")
 
 
+@lru_cache(maxsize=4096)
 def cacheable(sql: str, volatile: frozenset[str]) -> bool:
+    """Memoized: the same statements run again and again, and this runs on each of their executions."""
     return volatile.isdisjoint(_WORD.findall(sql.lower()))
 
 

@@ -208,6 +208,11 @@ def regnamespace_out(state: CatalogState, oid: int | None) -> str | None:
     if oid is None:
         return None
     found = next((s.name for s in state.schemas.values() if s.oid == oid), None)
+    return _name_out(found, oid)
+
+
+def _name_out(found: str | None, oid: int) -> str:
+    """What `::regnamespace::text` / `::regrole::text` print: the quoted name, `-` for 0, else the OID."""
     return quote_ident(found) if found is not None else ("-" if oid == 0 else str(oid))
 
 
@@ -226,7 +231,7 @@ def regrole_out(state: CatalogState, oid: int | None) -> str | None:
     if oid is None:
         return None
     found = next((r.name for r in state.roles.values() if r.oid == oid), None)
-    return quote_ident(found) if found is not None else ("-" if oid == 0 else str(oid))
+    return _name_out(found, oid)
 
 
 def _unquoted(name: str) -> str:
