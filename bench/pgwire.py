@@ -41,12 +41,12 @@ from typing import Any
 
 import psycopg
 
-from sparkwire.planner.api import Notice, StartupInfo
-from sparkwire.planner.service import PlannerService
+from sparkwire.api import Notice, StartupInfo
 from sparkwire.server import backend as be
 from sparkwire.server.frontend import Framer, StartupMessage, decode_startup, startup_length
 from sparkwire.server.protocol import QueryProtocol, Wait
 from sparkwire.server.startup import interpret_startup
+from sparkwire.session.service import PlannerService
 from tests.support.postgres import PostgresOracle, free_port
 from tests.support.server import SparkwireServer
 

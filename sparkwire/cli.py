@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
-from sparkwire.planner.service import PlannerService, SparkOptions
 from sparkwire.server.auth import AUTH_METHODS, BootstrapPasswords, make_auth_method
 from sparkwire.server.auth.passwords import CatalogPasswords
 from sparkwire.server.connection import ServerContext
 from sparkwire.server.listener import Listener
+from sparkwire.session.service import PlannerService, SparkOptions
 
 SUPERUSER = "materialize"
 PASSWORD_ENV = "SPARKWIRE_SUPERUSER_PASSWORD"

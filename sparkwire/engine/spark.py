@@ -13,7 +13,7 @@ Contract (the planner's view):
     engine.register_arrow(name, table)            # an Arrow table as a temporary view
     engine.stop()
 
-`sql` is Spark SQL (see `sparkwire.planner.translate_spark`); `params` are Python values bound to its named
+`sql` is Spark SQL (see `sparkwire.planner.translate.spark`); `params` are Python values bound to its named
 markers `:p1`, `:p2`, … (what the translator makes of `$1`, `$2`, …), never spliced into the text; a query with
 markers can only be analysed with its values bound. Statements other than queries (DDL, SET) run
 as soon as they are analysed, so `schema`/`prepare` are for queries only. A `PreparedSpark` serves one
@@ -27,7 +27,7 @@ ObjectNotInPrerequisiteState (55000), and a failed start is reported as Internal
 Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow
 (`DataFrame.toArrow()`: Spark sends Arrow batches out of partition order and the driver reorders them, so a lazily
 streamed, ordered result is not available cheaply); the returned `SparkArrowStream` then hands out record batches
-of at most `batch_rows` rows and satisfies `sparkwire.planner.api.RowStream`.
+of at most `batch_rows` rows and satisfies `sparkwire.api.RowStream`.
 
 Cancellation: each statement runs on the calling thread with its jobs tagged `job_tag` (a SparkContext job tag;
 Spark Connect: a session tag) and its FAIR pool set as a thread-local property (py4j pins one JVM thread per Python

@@ -29,7 +29,7 @@ from sparkwire.catalog.ops import ResetNoticeStatus, SetNoticeStatus
 from sparkwire.catalog.state import CatalogState
 from sparkwire.notices.render import OptimizerNotice
 from sparkwire.notices.status import NoticeStatus, parse_status, status_op
-from sparkwire.planner.utility import _Parser
+from sparkwire.planner.grammar.utility import _Parser
 
 TAG = "ALTER NOTICE"
 _HEAD = re.compile(r"(?:\s|--[^\n]*\n?|/\*.*?\*/)*alter(?:\s|--[^\n]*\n?|/\*.*?\*/)+notice\b", re.I | re.S)

@@ -30,8 +30,8 @@ from collections.abc import Iterable
 import sqlglot
 from sqlglot import exp
 
-from sparkwire.catalog.builtins_relation import view_definition
 from sparkwire.catalog.objects import Item
+from sparkwire.catalog.relations.relation import view_definition
 from sparkwire.catalog.state import CatalogState
 from sparkwire.notices.base import RawNotice
 from sparkwire.notices.query import IndexInput, QueryInput, indexes_on

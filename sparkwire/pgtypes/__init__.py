@@ -10,9 +10,9 @@ Public contract (everything else in the package is an implementation module):
   (COPY FROM STDIN text/CSV), `BinaryCopyInParser` (COPY FROM STDIN binary).
 """
 
-from sparkwire.pgtypes.copy_binary import BinaryCopyInParser
-from sparkwire.pgtypes.copy_in import CopyInParser
-from sparkwire.pgtypes.copy_out import copy_header, copy_trailer, encode_copy_rows
+from sparkwire.pgtypes.copy.binary import BinaryCopyInParser
+from sparkwire.pgtypes.copy.out import copy_header, copy_trailer, encode_copy_rows
+from sparkwire.pgtypes.copy.text_in import CopyInParser
 from sparkwire.pgtypes.interval import Interval, parse_interval
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions

@@ -12,8 +12,8 @@ import struct
 from collections.abc import Sequence
 from functools import lru_cache
 
+from sparkwire.api import Field, Notice, TransactionStatus
 from sparkwire.errors import PgError
-from sparkwire.planner.api import Field, Notice, TransactionStatus
 
 _I32 = struct.Struct("!i")
 _FIELD = struct.Struct("!IhIhih")

@@ -33,8 +33,8 @@ from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
+from sparkwire.api import Notice, NoticeSink, ParameterStatusSink, StartupInfo
 from sparkwire.errors import InternalError, PgError, ProtocolViolation, QueryCanceled
-from sparkwire.planner.api import Notice, NoticeSink, ParameterStatusSink, StartupInfo
 from sparkwire.server import backend as be
 from sparkwire.server.auth import AuthMethod
 from sparkwire.server.cancel import CancelRegistry

@@ -30,16 +30,7 @@ from typing import Protocol
 
 import pyarrow as pa
 
-from sparkwire.errors import (
-    AdminShutdown,
-    InternalError,
-    PgError,
-    ProtocolViolation,
-    QueryCanceled,
-)
-from sparkwire.pgtypes import EncodeOptions, copy_header, copy_trailer, encode_copy_rows, encode_data_rows
-from sparkwire.pgtypes.rows import SMALL_BATCH
-from sparkwire.planner.api import (
+from sparkwire.api import (
     CommandComplete,
     CopyIn,
     CopyOut,
@@ -49,6 +40,15 @@ from sparkwire.planner.api import (
     Rows,
     Session,
 )
+from sparkwire.errors import (
+    AdminShutdown,
+    InternalError,
+    PgError,
+    ProtocolViolation,
+    QueryCanceled,
+)
+from sparkwire.pgtypes import EncodeOptions, copy_header, copy_trailer, encode_copy_rows, encode_data_rows
+from sparkwire.pgtypes.rows import SMALL_BATCH
 from sparkwire.server import backend as be
 from sparkwire.server.frontend import (
     AuthResponse,

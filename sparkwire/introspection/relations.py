@@ -1,0 +1,21 @@
+"""Every builtin relation the introspection store hosts, in one tuple: pg_catalog (code-defined and item
+relations), information_schema and mz_catalog. `rewrite` routes names to them, `store` creates them, `listener`
+keeps the catalog-defined ones in step with the catalog."""
+
+from __future__ import annotations
+
+from sparkwire.catalog.relations.info import INFO_RELATIONS
+from sparkwire.catalog.relations.mz import MZ_RELATIONS
+from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
+from sparkwire.catalog.relations.pg_items import PG_ITEM_RELATIONS
+from sparkwire.catalog.relations.relation import BuiltinRelation
+from sparkwire.notices.relations import NOTICE_RELATIONS
+
+RELATIONS: tuple[BuiltinRelation, ...] = (
+    *BUILTIN_RELATIONS,
+    *PG_ITEM_RELATIONS,
+    *INFO_RELATIONS,
+    *MZ_RELATIONS,
+    *NOTICE_RELATIONS,
+)
+STATE_RELATIONS: tuple[BuiltinRelation, ...] = tuple(rel for rel in RELATIONS if rel.from_state)

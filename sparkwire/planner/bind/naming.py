@@ -1,0 +1,137 @@
+"""Result column names as PostgreSQL gives them (its FigureColname rules) for a sqlglot (postgres) projection.
+
+Contract: `column_name(projection)` returns the alias when there is one, else the name PostgreSQL derives: a
+column reference → its last field (both folded to lower case unless quoted, as PostgreSQL folds identifiers); a
+function call → the function's name; a cast → the inner name if it has a strong one, else the target type's
+internal name (`CAST(1 AS int)` → int4); CASE → case; an operator expression or a bare constant → ?column?. `None`
+for `*` projections (the engine names those columns). `projection_names(tree)` names the projections of a
+statement's (first) SELECT; `align_names(names, n)` spreads them over n result columns (a `*` stands for several).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.pgtypes.registry import parse_type_name
+from sparkwire.planner.grammar.dialect import PG
+
+_NO_NAME = ("?column?", 0)
+
+_SPECIAL: dict[type[exp.Expression], str] = {
+    exp.CurrentUser: "current_user",
+    exp.SessionUser: "session_user",
+    exp.CurrentDatabase: "current_database",
+    exp.CurrentCatalog: "current_catalog",
+    exp.CurrentVersion: "version",
+    exp.CurrentSchema: "current_schema",
+    exp.CurrentTimestamp: "current_timestamp",
+    exp.CurrentDate: "current_date",
+    exp.CurrentTime: "current_time",
+    exp.Localtimestamp: "localtimestamp",
+    exp.Array: "array",
+    exp.Exists: "exists",
+    exp.Coalesce: "coalesce",
+    exp.Greatest: "greatest",
+    exp.Least: "least",
+    exp.Nullif: "nullif",
+    exp.GenerateSeries: "generate_series",
+    exp.ExplodingGenerateSeries: "generate_series",
+    exp.Explode: "unnest",
+    exp.ArraySize: "array_length",
+    exp.GroupConcat: "string_agg",
+}
+
+
+def _type_name(datatype: exp.DataType) -> str:
+    spelled = datatype.sql(PG)
+    try:
+        pgtype, _ = parse_type_name(spelled)
+    except e.PgError:
+        return spelled.split("(")[0].lower()
+    return pgtype.name.lstrip("_") if pgtype.is_array else pgtype.name
+
+
+def _folded(identifier: object, name: str) -> str:
+    """PostgreSQL folds unquoted identifiers to lower case."""
+    return name.lower() if isinstance(identifier, exp.Identifier) and not identifier.quoted else name
+
+
+def _figure(node: exp.Expression) -> tuple[str, int]:
+    if isinstance(node, exp.Column):
+        return (_folded(node.this, node.name), 2) if not isinstance(node.this, exp.Star) else _NO_NAME
+    if isinstance(node, exp.Dot):
+        return node.name, 2
+    if isinstance(node, exp.Paren):
+        return _figure(node.this)
+    if isinstance(node, exp.Bracket):  # `indkey[0]` is named after the subscripted column, as PostgreSQL names it
+        return _figure(node.this)
+    if isinstance(node, exp.Cast):
+        inner = _figure(node.this)
+        return inner if inner[1] == 2 else (_type_name(node.to), 1)
+    if isinstance(node, exp.Interval):
+        return "interval", 1
+    if isinstance(node, exp.Case):
+        return "case", 1
+    if isinstance(node, exp.Subquery):
+        inner_select = node.this
+        if isinstance(inner_select, exp.Select) and inner_select.expressions:
+            first = inner_select.expressions[0]
+            return (first.alias, 2) if first.alias else _figure(first)
+        return _NO_NAME
+    if isinstance(node, exp.Trim):
+        position = str(node.args.get("position") or "").upper()
+        return {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "btrim"), 2
+    if isinstance(node, exp.Substring):
+        # sqlglot parses substr(…) and substring(…) alike; only the substr spelling keeps its token position
+        return ("substr" if "start" in node.meta else "substring"), 2
+    if isinstance(node, exp.TimestampTrunc | exp.DateTrunc):
+        return "date_trunc", 2
+    for cls, name in _SPECIAL.items():
+        if isinstance(node, cls):
+            return name, 2
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower(), 2
+    if isinstance(node, exp.Func) and not isinstance(node, exp.Binary | exp.Unary | exp.Connector):
+        return node.sql_name().lower(), 2
+    return _NO_NAME
+
+
+def column_name(projection: exp.Expression) -> str | None:
+    if isinstance(projection, exp.Alias):
+        return _folded(projection.args.get("alias"), projection.alias)
+    if isinstance(projection, exp.Star) or (
+        isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
+    ):
+        return None
+    return _figure(projection)[0]
+
+
+def projection_names(tree: exp.Expression) -> tuple[str | None, ...] | None:
+    """Per projection of the (first) SELECT: its PostgreSQL name, None for `*`; None for other statements."""
+    node: exp.Expr = tree
+    while isinstance(node, exp.SetOperation):
+        node = node.this
+    if isinstance(node, exp.Subquery):
+        node = node.unnest()
+    if isinstance(node, exp.Select):
+        return tuple(column_name(p) for p in node.expressions)
+    return None
+
+
+def align_names(names: Sequence[str | None] | None, column_count: int) -> list[str | None] | None:
+    """Spread per-projection names over the engine's columns (a `*` expands to several)."""
+    if names is None:
+        return None
+    if None not in names:
+        return list(names) if len(names) == column_count else None
+    star = names.index(None)
+    if None in names[star + 1 :]:
+        return [*names[:star], *[None] * (column_count - star)]
+    tail = list(names[star + 1 :])
+    middle = column_count - star - len(tail)
+    if middle < 0:
+        return None
+    return [*names[:star], *[None] * middle, *tail]

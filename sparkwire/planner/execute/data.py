@@ -1,0 +1,142 @@
+"""`DataPlane`: what every session shares for user data — catalog, storage, Spark, resident relations.
+
+Contract (one per process, made by `PlannerService`; every method may be called from any session thread):
+- `state`: the catalog's committed `CatalogState`. `transact(ops)` commits catalog ops (the introspection store and
+  the schema shadows follow in the same transaction, see service.py) and then applies the storage side: tables the
+  transaction created get their (empty) storage table, dropped tables lose theirs, dropped relations leave the
+  resident cache. Storage is changed after the catalog commit, outside the catalog's lock (storage commits take
+  catalog write timestamps under the storage lock, so the opposite order could deadlock); a crash in between is
+  repaired by `reconcile()` at start, and a write that races a fresh CREATE TABLE creates the storage table itself
+  (`ensure_table`).
+- `snapshot()`: every table at the latest commit (one timestamp for every relation a statement reads);
+  `begin_write()` a storage write transaction, committed with `commit_write(txn)` at a timeline timestamp.
+- `spark_ready(notify)`: waits for Spark (starting it if it was configured to start on demand), telling the
+  session's client once with a NOTICE that it waits.
+- `executor` (Spark queries at a snapshot, planner/spark_exec.py), `resident` (materialized view contents and
+  indexes held in memory, planner/resident.py) and `notices` (optimizer notices, planner/notice_service.py: one per
+  process, so that ALTER NOTICE finds a SELECT notice any session was sent).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sparkwire.catalog import Catalog, CatalogState
+from sparkwire.catalog.catalog import TransactResult
+from sparkwire.catalog.objects import Item, ObjectRef
+from sparkwire.catalog.ops import Op
+from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.engine.spark import SparkEngine
+from sparkwire.planner.bind.resolve import Names
+from sparkwire.planner.execute.resident import ResidentRelations
+from sparkwire.planner.execute.shadow import definition_query
+from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
+from sparkwire.planner.execute.writes import storage_schema
+from sparkwire.planner.statements.notice_service import NoticeService
+from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb
+from sparkwire.storage import Storage
+from sparkwire.storage.snapshot import Snapshot
+from sparkwire.storage.txn import WriteTxn
+
+SPARK_WAIT_SECONDS = 600.0
+_BUILTIN_CONTEXT = SessionContext(0, "materialize", 0)
+
+
+class DataPlane:
+    def __init__(self, catalog: Catalog, storage: Storage, spark: SparkEngine, duck: DuckDBEngine) -> None:
+        self.catalog = catalog
+        self.storage = storage
+        self.spark = spark
+        self._builtin_con = duck.connect()
+        self._builtin_lock = threading.Lock()
+        self.executor = SparkExecutor(spark, builtin=self._builtin_arrow, resident=self._resident_contents)
+        self.resident = ResidentRelations(self._compute)
+        self.notices = NoticeService()
+        self.notices.start(catalog.state)
+
+    @property
+    def state(self) -> CatalogState:
+        return self.catalog.state
+
+    # ---- catalog and storage ------------------------------------------------------------------------------
+
+    def transact(self, ops: Sequence[Op]) -> TransactResult:
+        before = self.catalog.state
+        result = self.catalog.transact(ops)
+        for ref in result.dropped:
+            self._forget(before, ref)
+        for ref in result.created:
+            item = result.state.items.get(ref.id) if ref.kind == "item" else None
+            if item is not None and item.kind == "table":
+                self.ensure_table(item)
+        return result
+
+    def _forget(self, before: CatalogState, ref: ObjectRef) -> None:
+        if ref.kind != "item":
+            return
+        item = before.items.get(ref.id)
+        if item is None:
+            return
+        self.resident.drop(item.id)
+        if item.kind == "table" and item.id in self.storage.tables():
+            self.storage.drop_table(item.id)
+
+    def ensure_table(self, item: Item) -> None:
+        if item.id not in self.storage.tables():
+            try:
+                self.storage.create_table(item.id, storage_schema(item))
+            except Exception:
+                if item.id not in self.storage.tables():  # lost a race with another creator: fine
+                    raise
+
+    def reconcile(self) -> None:
+        """Make storage hold exactly the catalog's tables (after a crash between the two commits)."""
+        tables = {i.id: i for i in self.state.items.values() if i.kind == "table"}
+        for table_id in self.storage.tables() - tables.keys():
+            self.storage.drop_table(table_id)
+        for item in tables.values():
+            self.ensure_table(item)
+
+    def snapshot(self) -> Snapshot:
+        return self.storage.snapshot()
+
+    def begin_write(self) -> WriteTxn:
+        return self.storage.begin()
+
+    def commit_write(self, txn: WriteTxn) -> int:
+        txn.forget_tables(self.storage.tables())  # tables dropped meanwhile (DDL is not transactional)
+        return txn.commit(self.catalog.write_ts)
+
+    # ---- Spark --------------------------------------------------------------------------------------------
+
+    def spark_ready(self, notify: Callable[[str], None]) -> None:
+        if self.spark.is_ready:
+            return
+        self.spark.start_background()
+        if not self.spark.wait_ready(0.05):
+            notify("waiting for the Spark engine to start")
+            self.spark.wait_ready(SPARK_WAIT_SECONDS)
+        self.spark.session  # noqa: B018 - raises the start failure (XX000) or 55000 if still not up
+
+    # ---- relation contents --------------------------------------------------------------------------------
+
+    def _builtin_arrow(self, tree: exp.Expression) -> pa.Table:
+        sql = to_duckdb(tree, _BUILTIN_CONTEXT, [])
+        with self._builtin_lock:
+            schema = self._builtin_con.arrow_schema(sql)
+            _, batches = self._builtin_con.query(sql)
+            return pa.Table.from_batches(list(batches), schema=schema)
+
+    def _resident_contents(self, item: Item, read: ReadContext) -> pa.Table:
+        return self.resident.contents(item, self.state, read.snapshot)
+
+    def _compute(self, item: Item, state: CatalogState, snapshot: Snapshot) -> pa.Table:
+        if item.kind == "table":
+            return snapshot.read_arrow(item.id)
+        schema = state.schemas[item.schema_id]
+        database = state.databases[schema.database_id or ""].name
+        return self.executor.run_arrow(definition_query(item), state, Names(database=database), ReadContext(snapshot))

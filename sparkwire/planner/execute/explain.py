@@ -1,0 +1,81 @@
+"""EXPLAIN: the path a query takes, as the lines of one text column named "QUERY PLAN" (PostgreSQL's shape).
+
+Contract: `explain_text(route, state)` renders one of the closed set of routes:
+- `FastPathRoute(plan)` — answered from a resident index without Spark:
+      Fast path: lookup in index materialize.public.t_a_idx on t(a)
+        Lookup values: (1), (3)            # `$n` for parameters, one tuple per key
+        Project: a, b AS name              # only when not every column in order
+        Limit: 10                          # only with LIMIT
+      Used Indexes:
+        - materialize.public.t_a_idx (lookup)
+- `SparkRoute(spark_sql, spark_plan, resident)` — a Spark job: `Spark: <Spark SQL>`, one line per materialized
+  view read from memory (`resident`: item ids), then `Spark plan:` and Spark's own plan text, indented.
+- `DuckDBRoute(sql)` — builtin relations only (or none): `DuckDB (introspection store)`, then the SQL if given.
+`explain_table(lines)` is the statement's result: a text column "QUERY PLAN", one row per line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from sparkwire.catalog import CatalogState
+from sparkwire.planner.execute.fast_path import FastPathPlan
+
+QUERY_PLAN = "QUERY PLAN"
+
+
+@dataclass(frozen=True, slots=True)
+class FastPathRoute:
+    plan: FastPathPlan
+
+
+@dataclass(frozen=True, slots=True)
+class SparkRoute:
+    spark_sql: str
+    spark_plan: str
+    resident: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DuckDBRoute:
+    sql: str | None = None
+
+
+Route = FastPathRoute | SparkRoute | DuckDBRoute
+
+
+def explain_text(route: Route, state: CatalogState) -> list[str]:
+    match route:
+        case FastPathRoute(plan):
+            return _fast_path(plan, state)
+        case SparkRoute(spark_sql, spark_plan, resident):
+            lines = [f"Spark: {' '.join(spark_sql.split())}"]
+            lines += [
+                f"Reads materialized view {state.qualified_name(state.items[i])} from memory (recomputed when stale)"
+                for i in resident
+            ]
+            return [*lines, "Spark plan:", *(f"  {line}" for line in spark_plan.rstrip().splitlines())]
+        case DuckDBRoute(sql):
+            return ["DuckDB (introspection store)", *([f"  {' '.join(sql.split())}"] if sql else [])]
+
+
+def _fast_path(plan: FastPathPlan, state: CatalogState) -> list[str]:
+    index = state.qualified_name(state.items[plan.index_id])
+    relation = state.items[plan.relation_id]
+    lines = [f"Fast path: lookup in index {index} on {relation.name}({', '.join(plan.key_columns)})"]
+    if plan.key_columns:
+        values = ", ".join(f"({', '.join(value.sql for value in row)})" for row in plan.rows)
+        lines.append(f"  Lookup values: {values or '(none)'}")
+    every_column = tuple((c.name, c.name) for c in relation.columns)
+    if plan.output != every_column:
+        shown = (column if column == name else f"{column} AS {name}" for column, name in plan.output)
+        lines.append(f"  Project: {', '.join(shown)}")
+    if plan.limit is not None:
+        lines.append(f"  Limit: {plan.limit}")
+    return [*lines, "Used Indexes:", f"  - {index} (lookup)"]
+
+
+def explain_table(lines: list[str]) -> pa.Table:
+    return pa.table({QUERY_PLAN: pa.array(lines, pa.string())})

@@ -1,0 +1,108 @@
+"""Schema shadows: every user relation of the catalog as an empty DuckDB table or view, for planning only.
+
+Contract: `ShadowListener(con, state)` creates, on its own DuckDB connection, one schema per user schema and one
+empty relation per catalog table, view and materialized view of `state` (tables and materialized views as empty
+tables with the catalog's column types, views as DuckDB views of their translated definition), and, registered with
+`Catalog.add_listener`, keeps them in step in the catalog's two phases (DDL inside a DuckDB transaction it commits
+or rolls back with the catalog's). Rows never live here: user data is in storage and queries over it run on Spark.
+
+Why: the planner resolves names, infers parameter types and describes results (RowDescription, view columns)
+with DuckDB, whose PostgreSQL-semantics translation types results as PostgreSQL does. Planning over empty shadows
+needs no Spark (Describe answers while Spark is still starting) and costs well under a millisecond; execution then
+casts Spark's Arrow to the described types, so what the client was told and what it gets always agree.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.catalog import CatalogChange, CatalogState
+from sparkwire.catalog.objects import Item
+from sparkwire.engine.duckdb import DuckDBConnection
+from sparkwire.pgtypes.registry import format_type
+from sparkwire.planner.grammar.ddl import CreateView, parse_materialize_ddl
+from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
+
+SHADOWED_KINDS = frozenset({"table", "view", "materialized-view"})
+_CONTEXT = SessionContext(0, "materialize", 0)
+
+
+def quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _schema_name(state: CatalogState, item: Item) -> str:
+    return state.schemas[item.schema_id].name
+
+
+def _user_schemas(state: CatalogState) -> list[str]:
+    return sorted({s.name for s in state.schemas.values() if not s.is_builtin})
+
+
+def definition_query(item: Item) -> exp.Expression:
+    """The query of a view or materialized view, parsed from its stored `create_sql`."""
+    statement = parse_materialize_ddl(item.create_sql)
+    if not isinstance(statement, CreateView):
+        raise e.InternalError(f"the definition of {item.name} is not a view")
+    return parse(statement.query)
+
+
+def shadow_ddl(state: CatalogState, item: Item) -> str:
+    """The DuckDB statement that creates the shadow of `item`."""
+    name = f"{quote(_schema_name(state, item))}.{quote(item.name)}"
+    if item.kind == "view":
+        columns = ", ".join(quote(c.name) for c in item.columns)
+        return f"CREATE VIEW {name} ({columns}) AS {to_duckdb(definition_query(item), _CONTEXT, [])}"
+    columns = ", ".join(f"{quote(c.name)} {format_type(c.type_oid, c.typmod)}" for c in item.columns)
+    return to_duckdb(parse(f"CREATE TABLE {name} ({columns})"), _CONTEXT, [])
+
+
+def _drop_ddl(state: CatalogState, item: Item) -> str:
+    kind = "VIEW" if item.kind == "view" else "TABLE"
+    return f"DROP {kind} IF EXISTS {quote(_schema_name(state, item))}.{quote(item.name)}"
+
+
+def _shadowed(state: CatalogState) -> dict[str, Item]:
+    return {i.id: i for i in state.items.values() if i.kind in SHADOWED_KINDS}
+
+
+class ShadowListener:
+    def __init__(self, con: DuckDBConnection, state: CatalogState) -> None:
+        self._con = con
+        self._open = False
+        con.begin()
+        try:
+            for schema in _user_schemas(state):
+                con.command(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
+            for item in sorted(_shadowed(state).values(), key=lambda i: i.oid):
+                con.command(shadow_ddl(state, item))
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+
+    def prepare(self, change: CatalogChange) -> None:
+        old, new = _shadowed(change.old), _shadowed(change.new)
+        self._con.begin()
+        self._open = True
+        gone = [i for i_id, i in old.items() if new.get(i_id) != i]
+        for item in sorted(gone, key=lambda i: -i.oid):  # dependents (newer) first
+            self._con.command(_drop_ddl(change.old, item))
+        for schema in sorted(set(_user_schemas(change.old)) - set(_user_schemas(change.new))):
+            self._con.command(f"DROP SCHEMA IF EXISTS {quote(schema)} CASCADE")
+        for schema in _user_schemas(change.new):
+            self._con.command(f"CREATE SCHEMA IF NOT EXISTS {quote(schema)}")
+        added = [i for i_id, i in new.items() if old.get(i_id) != i]
+        for item in sorted(added, key=lambda i: i.oid):
+            self._con.command(shadow_ddl(change.new, item))
+
+    def commit(self, change: CatalogChange) -> None:
+        if self._open:
+            self._con.commit()
+            self._open = False
+
+    def abort(self, change: CatalogChange) -> None:
+        if self._open:
+            self._con.rollback()
+            self._open = False

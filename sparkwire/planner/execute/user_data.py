@@ -1,0 +1,377 @@
+"""`UserData`: one session's statements over user relations — routing, Spark queries, writes, DDL, SHOW, EXPLAIN.
+
+Contract (the session calls it; everything runs on the session's thread except `cancel`):
+- `reads_user_data(plan)`: the statement references a catalog table, view or materialized view (so it runs on Spark
+  or the index fast path, never on DuckDB, which only holds empty shadows of them); `write_target(plan)`: the user
+  table an INSERT/UPDATE/DELETE writes, or None.
+- `query(plan, params, fields, txn)`: the rows of a query, as Arrow batches shaped exactly like `fields` (the
+  DuckDB description the client was given: names and Arrow types are conformed, so Describe and the DataRows
+  always agree). Literal lookups on a whole index key are answered from the resident index (no Spark job);
+  everything else runs on Spark at one snapshot (plus the session's own uncommitted writes when `txn` is open).
+- `write(plan, params, txn)`: an INSERT/UPDATE/DELETE on a user table into the write transaction (writes.py).
+- `ddl(plan)`: applies a DDL statement to the catalog (ddl.py) and storage; CREATE TABLE AS also fills the table.
+- `show(stmt)`, `explain(plan, params)`: rows for SHOW <objects> and EXPLAIN.
+- `cancel()`: cancels the Spark job of the running statement, if any (any thread); True when there was one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator, Sequence
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.api import Field, Notice
+from sparkwire.catalog import CatalogState
+from sparkwire.catalog.objects import Column as CatalogColumn
+from sparkwire.catalog.objects import Item
+from sparkwire.engine.duckdb import DuckDBConnection
+from sparkwire.engine.spark import SparkArrowStream
+from sparkwire.notices.alter import TAG as ALTER_NOTICE
+from sparkwire.notices.alter import AlterNotice, plan_alter_notice
+from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
+from sparkwire.pgtypes.options import EncodeOptions
+from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
+from sparkwire.planner.execute.data import DataPlane
+from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, SparkRoute, explain_text
+from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
+from sparkwire.planner.execute.spark_exec import ReadContext
+from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
+from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar.ddl import ShowColumns, ShowCreate, ShowObjects
+from sparkwire.planner.planning.plan import Plan
+from sparkwire.planner.security.privileges import check_dml, check_ops, check_read, check_write
+from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
+from sparkwire.planner.statements.rbac import plan_rbac
+from sparkwire.planner.statements.show_objects import show_objects
+from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb
+from sparkwire.storage.txn import WriteTxn
+
+_job_numbers = itertools.count(1)
+SHOW_STATEMENTS = (ShowObjects, ShowColumns, ShowCreate)
+DDL_STATEMENTS = (
+    g.CreateTable, g.CreateView, g.CreateIndex, g.CreateSchema, g.CreateCluster, g.DropCluster, g.DropObjects,
+    g.AlterRename,
+)  # fmt: skip
+
+
+def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
+    if column.type.equals(target):
+        return column
+    try:
+        if pa.types.is_decimal(target) and pa.types.is_integer(column.type):
+            # pyarrow refuses int64 → decimal(18, 3) by type alone; go through a wide decimal and check values
+            column = column.cast(pa.decimal128(38, target.scale))
+        return column.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        first = str(exc).splitlines()[0]
+        raise e.NumericValueOutOfRange(f"value out of range for the result column: {first}") from None
+
+
+def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """`batch` with `schema`'s names and types (Spark's Arrow → what DuckDB described to the client)."""
+    if batch.schema.equals(schema):
+        return batch
+    columns = [_cast(column, target.type) for column, target in zip(batch.columns, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+class UserData:
+    def __init__(
+        self,
+        data: DataPlane,
+        engine: DuckDBConnection,
+        ctx: SessionContext,
+        names: Callable[[], Names],
+        notify: Callable[[Notice], None],
+        enabled: Callable[[str], bool],
+    ) -> None:
+        self._data = data
+        self._engine = engine
+        self._ctx = ctx
+        self._names = names
+        self._notify = notify
+        self._enabled = enabled
+        self._routes: dict[int, tuple[Plan, bool, Item | None]] = {}
+        self._arrow_schemas: dict[int, tuple[Plan, pa.Schema]] = {}
+        self._fields: dict[int, tuple[Plan, tuple[Field, ...]]] = {}
+        self._fast_paths: dict[tuple[int, int, str], tuple[Plan, FastPathPlan | None]] = {}
+        self._lock = threading.Lock()
+        self._job_tag: str | None = None
+
+    def forget_plans(self) -> None:
+        self._routes.clear()
+        self._arrow_schemas.clear()
+        self._fields.clear()
+        self._fast_paths.clear()
+
+    # ---- routing ------------------------------------------------------------------------------------------
+
+    def _route(self, plan: Plan) -> tuple[bool, Item | None]:
+        cached = self._routes.get(id(plan))
+        if cached is not None and cached[0] is plan:
+            return cached[1], cached[2]
+        reads, target = False, None
+        if plan.tree is not None and plan.kind in ("query", "dml"):
+            state, names = self._data.state, self._names()
+            refs = user_relations(plan.tree, state, names)
+            if plan.kind == "dml":
+                table = plan.tree.this
+                table = table.this if isinstance(table, exp.Schema) else table
+                if isinstance(table, exp.Table):
+                    target = resolve_table(table, state, names)
+                    if target is not None and target.kind != "table":
+                        raise e.WrongObjectType(f'cannot change {target.kind.replace("-", " ")} "{target.name}"')
+            reads = bool(refs)
+        self._routes[id(plan)] = (plan, reads, target)
+        return reads, target
+
+    def reads_user_data(self, plan: Plan) -> bool:
+        return self._route(plan)[0]
+
+    def write_target(self, plan: Plan) -> Item | None:
+        return self._route(plan)[1]
+
+    # ---- queries ------------------------------------------------------------------------------------------
+
+    def _arrow_schema(self, plan: Plan, fields: Sequence[Field]) -> pa.Schema:
+        cached = self._arrow_schemas.get(id(plan))
+        if cached is not None and cached[0] is plan:
+            return cached[1]
+        assert plan.tree is not None
+        sql = to_duckdb(plan.tree, self._ctx, [t[1] for t in plan.param_types], null_parameters=True)
+        described = self._engine.arrow_schema(sql)
+        schema = pa.schema([pa.field(f.name, t.type) for f, t in zip(fields, described, strict=True)])
+        self._arrow_schemas[id(plan)] = (plan, schema)
+        return schema
+
+    def described(self, plan: Plan, describe: Callable[[], tuple[Field, ...]]) -> tuple[Field, ...]:
+        """The plan's result fields, described once per plan (plans are re-made when the schema changes)."""
+        cached = self._fields.get(id(plan))
+        if cached is not None and cached[0] is plan:
+            return cached[1]
+        fields = describe()
+        self._fields[id(plan)] = (plan, fields)
+        return fields
+
+    def _fast_path(self, plan: Plan, state: CatalogState, names: Names, timezone: str) -> FastPathPlan | None:
+        key = (id(plan), state.revision, timezone)
+        cached = self._fast_paths.get(key)
+        if cached is not None and cached[0] is plan:
+            return cached[1]
+        assert plan.tree is not None
+        lookup = fast_path(plan.tree, state, names, timezone=timezone)
+        if len(self._fast_paths) > 256:
+            self._fast_paths.clear()
+        self._fast_paths[key] = (plan, lookup)
+        return lookup
+
+    def _read(self, txn: WriteTxn | None) -> ReadContext:
+        return ReadContext(self._data.snapshot(), txn)
+
+    def readable(self, plan: Plan) -> exp.Expression | None:
+        """The query the session's role may run: `plan.tree` itself, or with a row filter (notices of objects the
+        role may see); 42501 when it reads a relation it may not."""
+        if plan.tree is None:
+            return None
+        names = self._names()
+        return check_read(plan.tree, self._data.state, names, names.role_id)
+
+    def query(
+        self,
+        plan: Plan,
+        params: Sequence[object],
+        fields: Sequence[Field],
+        txn: WriteTxn | None,
+        timezone: str,
+        tree: exp.Expression | None = None,
+    ) -> Iterator[pa.RecordBatch]:
+        assert plan.tree is not None
+        tree = plan.tree if tree is None else tree
+        schema = self._arrow_schema(plan, fields)
+        state, names = self._data.state, self._names()
+        read = self._read(txn)
+        lookup = self._fast_path(plan, state, names, timezone) if txn is None else None
+        if lookup is not None:
+            table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
+            return (conform(b, schema) for b in table.to_batches())
+        stream = self._run_spark(tree, state, names, read, params, [t[1] for t in plan.param_types])
+        return (conform(b, schema) for b in stream)
+
+    def _run_spark(
+        self,
+        tree: exp.Expression,
+        state: CatalogState,
+        names: Names,
+        read: ReadContext,
+        params: Sequence[object],
+        param_types: Sequence[str],
+    ) -> SparkArrowStream:
+        self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
+        executor = self._data.executor
+        query = executor.prepare(tree, state, names, read, param_types)
+        tag = f"sw-{next(_job_numbers)}"
+        with self._lock:
+            self._job_tag = tag
+        try:
+            return executor.run(query, params, tag, None)
+        finally:
+            with self._lock:
+                self._job_tag = None
+
+    def query_arrow(self, tree: exp.Expression, txn: WriteTxn | None) -> pa.Table:
+        """A query over user relations (INSERT … SELECT, CREATE TABLE AS) as one Arrow table."""
+        state, names = self._data.state, self._names()
+        stream = self._run_spark(tree, state, names, self._read(txn), (), ())
+        return pa.Table.from_batches(list(stream), schema=stream.schema)
+
+    def cancel(self) -> bool:
+        with self._lock:
+            tag = self._job_tag
+        if tag is None:
+            return False
+        self._data.spark.cancel(tag)
+        return True
+
+    # ---- writes -------------------------------------------------------------------------------------------
+
+    def write(self, plan: Plan, params: Sequence[object], txn: WriteTxn, options: EncodeOptions) -> WriteResult:
+        target = self.write_target(plan)
+        assert target is not None and isinstance(plan.tree, exp.Insert | exp.Update | exp.Delete)
+        names = self._names()
+        check_dml(plan.tree, self._data.state, names, names.role_id)
+        self._data.ensure_table(target)
+        return execute_write(
+            plan.tree,
+            target,
+            self._data.state,
+            self._names(),
+            txn,
+            self._engine,
+            params,
+            [t[1] for t in plan.param_types],
+            lambda tree: self.query_arrow(tree, txn),
+            ctx=self._ctx,
+            options=options,
+        )
+
+    def copy_target(self, name: str) -> Item:
+        """The table COPY FROM writes (42809 for a view, 42501 for a builtin relation)."""
+        node = exp.to_table(name, dialect="postgres")
+        names = self._names()
+        item = resolve_table(node, self._data.state, names)
+        if item is None:
+            raise e.InsufficientPrivilege(f"permission denied for table {node.name}")
+        if item.kind != "table":
+            raise e.WrongObjectType(f'cannot copy to {item.kind.replace("-", " ")} "{item.name}"')
+        check_write(item, "INSERT", self._data.state, names.role_id)
+        self._data.ensure_table(item)
+        return item
+
+    def truncate(self, tree: exp.TruncateTable, txn: WriteTxn) -> None:
+        state, names = self._data.state, self._names()
+        for node in tree.expressions:
+            item = resolve_table(node, state, names) if isinstance(node, exp.Table) else None
+            if item is None:
+                raise e.InsufficientPrivilege(f"permission denied for table {node.name}")
+            if item.kind != "table":
+                raise e.WrongObjectType(f'"{node.name}" is not a table')
+            self._data.ensure_table(item)
+            txn.replace(item.id, storage_schema(item).empty_table())
+
+    # ---- DDL, SHOW, EXPLAIN -------------------------------------------------------------------------------
+
+    def describe_query(self, tree: exp.Expression) -> tuple[CatalogColumn, ...]:
+        columns = self._engine.describe(to_duckdb(tree, self._ctx, []))
+        out = []
+        for column in columns:
+            oid, typmod = pg_type_for_duckdb(column.engine_type)
+            out.append(CatalogColumn(column.name, oid, typmod))
+        return tuple(out)
+
+    def ddl(self, plan: Plan, fill: Callable[[Item, pa.Table], int], txn: WriteTxn | None) -> str:
+        """Apply a DDL statement; returns the CommandComplete tag. `fill(table, rows)` commits CREATE TABLE AS rows."""
+        statement = plan.statement
+        if statement is None or isinstance(statement, SHOW_STATEMENTS):
+            raise e.FeatureNotSupported(f"{plan.tag or 'this statement'} is not supported")
+        state, names = self._data.state, self._names()
+        if isinstance(statement, AlterNotice):
+            self._data.transact(plan_alter_notice(statement, state, names.role_id, self._data.notices))
+            return ALTER_NOTICE
+        if not isinstance(statement, DDL_STATEMENTS):
+            rbac = plan_rbac(statement, state, names)
+            for notice in rbac.notices:
+                self._notify(notice)
+            if rbac.ops:
+                self._data.transact(list(rbac.ops))
+            return rbac.tag
+        planned = plan_ddl(statement, DdlContext(state, names, self.describe_query))
+        check_ops(planned.ops, state, names.role_id)
+        if planned.query is not None:
+            check_read(planned.query, state, names, names.role_id)
+        for notice in planned.notices:
+            self._notify(notice)
+        result = self._data.transact(planned.ops)
+        created_ids = [ref.id for ref in result.created if ref.kind == "item"]
+        for notice in self._data.notices.after_ddl(result.state, created_ids, self._enabled):
+            self._notify(notice)
+        created = [
+            result.state.items[ref.id] for ref in result.created if ref.kind == "item" and ref.id in result.state.items
+        ]
+        table = next((i for i in created if i.kind == "table"), None)
+        if planned.query is None or table is None:
+            return planned.tag
+        query = planned.query
+        if user_relations(query, result.state, self._names()):
+            rows = self.query_arrow(query, txn)
+        else:
+            sql = to_duckdb(query, self._ctx, [])
+            schema = self._engine.arrow_schema(sql)
+            _, batches = self._engine.query(sql)
+            rows = pa.Table.from_batches(list(batches), schema=schema)
+        return f"SELECT {fill(table, rows)}"
+
+    def show(self, statement: object) -> tuple[tuple[Field, ...], pa.RecordBatch]:
+        assert isinstance(statement, SHOW_STATEMENTS)
+        fields, rows = show_objects(statement, self._data.state, self._names())
+        columns = [
+            pa.array([row[i] for row in rows], arrow_type_for_pg(f.type_oid, f.type_modifier))
+            for i, f in enumerate(fields)
+        ]
+        return fields, pa.record_batch(columns, names=[f.name for f in fields])
+
+    def explain(self, plan: Plan, params: Sequence[object], timezone: str, redacted: bool) -> list[str]:
+        return [*self._route_lines(plan, params, timezone), *self.notice_lines(plan, redacted)]
+
+    def notice_lines(self, plan: Plan, redacted: bool) -> list[str]:
+        assert plan.tree is not None
+        return self._data.notices.explain_lines(plan.tree, self._data.state, self._names(), redacted, self._enabled)
+
+    def query_notices(self, plan: Plan) -> list[Notice]:
+        """The optimizer notices of a SELECT (EqualsNull, CrossJoin, …), unless their type is switched off. A
+        query that reads relations but no user relation is introspection (psql's `\\d`, a BI tool's catalog
+        queries): it gets none."""
+        assert plan.tree is not None
+        if plan.tree.find(exp.Table) is not None and not self.reads_user_data(plan):
+            return []
+        return self._data.notices.for_query(plan.tree, self._data.state, self._names(), self._enabled)
+
+    def _route_lines(self, plan: Plan, params: Sequence[object], timezone: str) -> list[str]:
+        assert plan.tree is not None
+        self.readable(plan)
+        state, names = self._data.state, self._names()
+        if not self.reads_user_data(plan):
+            return explain_text(DuckDBRoute(plan.duck_sql), state)
+        lookup = fast_path(plan.tree, state, names, timezone=timezone)
+        if lookup is not None:
+            return explain_text(FastPathRoute(lookup), state)
+        self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
+        executor = self._data.executor
+        query = executor.prepare(plan.tree, state, names, self._read(None), [t[1] for t in plan.param_types])
+        materialized = tuple(
+            item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"
+        )
+        return explain_text(SparkRoute(query.sql, executor.explain(query, params), materialized), state)

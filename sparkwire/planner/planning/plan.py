@@ -1,0 +1,306 @@
+"""Planning one statement: classify it, guard it, translate it, infer its parameters — never execute it.
+
+Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `Plan`:
+- kind "empty" (nothing but comments), "utility" (`utility` holds the parsed statement, see utility.py),
+  "query" (row-returning SELECT/VALUES/set operation), "dml" (INSERT/UPDATE/DELETE, `returning` when it has
+  RETURNING), "ddl" (CREATE/DROP/ALTER: `statement` from our grammar, ddl_grammar.py, checked before sqlglot;
+  TRUNCATE and what only sqlglot parses keep `tree`), "show" (SHOW TABLES/INDEXES/… of our grammar) or
+  "explain" (`inner` is the plan of the explained query);
+- `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
+  `param_types` ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
+- `inner`: for DECLARE … CURSOR FOR q, the plan of q; `void_columns`: pg_sleep projections (typed `void`);
+- `constant`: True for a SELECT without FROM whose projections are literals, casts and operators only (no
+  functions, so deterministic): the session may compute it once and answer from memory. Security checks
+  (guard.py) run here, so nothing refused ever reaches the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.notices.alter import TAG as ALTER_NOTICE
+from sparkwire.notices.alter import AlterNotice, parse_alter_notice
+from sparkwire.planner.bind.naming import column_name, projection_names
+from sparkwire.planner.bind.output_types import declared_types
+from sparkwire.planner.grammar.ddl import (
+    CreateTable,
+    CreateView,
+    DdlStatement,
+    ShowColumns,
+    ShowCreate,
+    ShowObjects,
+    ShowStatement,
+    parse_materialize_ddl,
+)
+from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
+from sparkwire.planner.grammar.split import split_statements
+from sparkwire.planner.grammar.utility import Declare, Utility, parse_utility
+from sparkwire.planner.planning.params import Describe, ParamType, infer_parameter_types
+from sparkwire.planner.security import guard
+from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
+from sparkwire.planner.translate.literal_templates import LiteralTemplates
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    sql: str
+    kind: str  # "empty" | "utility" | "query" | "dml" | "ddl"
+    tag: str = ""
+    utility: Utility | None = None
+    tree: exp.Expression | None = None
+    duck_sql: str = ""
+    param_types: tuple[ParamType, ...] = ()
+    names: tuple[str | None, ...] | None = None
+    returning: bool = False
+    constant: bool = False
+    counts_rows: bool = False  # CREATE TABLE AS: the tag is "SELECT n"
+    inner: Plan | None = None  # the query of DECLARE … CURSOR FOR (its `$n` are the statement's parameters)
+    void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
+    declared_types: tuple[tuple[int, int] | None, ...] | None = None  # per result column, see output_types.py
+    # "ddl"/"show": a statement of our own grammars (ddl_grammar.py, rbac_grammar.py)
+    statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | None = None
+
+
+_CONSTANT_NODES = (
+    exp.Select,
+    exp.Alias,
+    exp.Literal,
+    exp.Null,
+    exp.Boolean,
+    exp.Cast,
+    exp.DataType,
+    exp.DataTypeParam,
+    exp.Identifier,
+    exp.Paren,
+    exp.Neg,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.DPipe,
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Var,
+)
+
+
+# Casts to these types give the same result in every session (unlike timestamptz, whose text follows TimeZone).
+_SESSION_INDEPENDENT_TYPES = frozenset(
+    {
+        exp.DataType.Type.BOOLEAN,
+        exp.DataType.Type.SMALLINT,
+        exp.DataType.Type.INT,
+        exp.DataType.Type.BIGINT,
+        exp.DataType.Type.FLOAT,
+        exp.DataType.Type.DOUBLE,
+        exp.DataType.Type.DECIMAL,
+        exp.DataType.Type.TEXT,
+        exp.DataType.Type.VARCHAR,
+        exp.DataType.Type.CHAR,
+    }
+)
+
+
+def _is_constant(tree: exp.Expression) -> bool:
+    if not isinstance(tree, exp.Select) or any(
+        tree.args.get(k)
+        for k in (
+            "from",
+            "joins",
+            "where",
+            "group",
+            "having",
+            "order",
+            "limit",
+            "offset",
+            "with",
+            "distinct",
+            "qualify",
+            "windows",
+            "into",
+            "locks",
+        )
+    ):
+        return False
+    return all(
+        isinstance(n, _CONSTANT_NODES) and (not isinstance(n, exp.DataType) or n.this in _SESSION_INDEPENDENT_TYPES)
+        for n in tree.walk()
+    )
+
+
+def _void_columns(tree: exp.Expression) -> tuple[int, ...]:
+    if not isinstance(tree, exp.Select):
+        return ()
+    return tuple(
+        i
+        for i, p in enumerate(tree.expressions)
+        if isinstance(p.unalias(), exp.Anonymous) and p.unalias().name.lower() == "pg_sleep"
+    )
+
+
+def _ddl_tag(tree: exp.Expression) -> str:
+    kind = str(tree.args.get("kind") or "").upper()
+    if isinstance(tree, exp.Create):
+        return f"CREATE {kind}".strip()
+    if isinstance(tree, exp.Drop):
+        return f"DROP {kind}".strip()
+    if isinstance(tree, exp.Alter):
+        return f"ALTER {kind or 'TABLE'}"
+    return "TRUNCATE TABLE"
+
+
+_STATEMENT_KEYWORDS = frozenset(
+    [
+        "select",
+        "with",
+        "values",
+        "insert",
+        "update",
+        "delete",
+        "create",
+        "drop",
+        "alter",
+        "truncate",
+        "table",
+        "explain",
+        "merge",
+        "comment",
+        "grant",
+        "revoke",
+        "analyze",
+        "vacuum",
+        "refresh",
+        "listen",
+        "notify",
+        "unlisten",
+        "lock",
+        "reindex",
+        "cluster",
+        "do",
+        "checkpoint",
+        "load",
+    ]
+)
+_FIRST_WORD = re.compile(r"(?:\s|--[^\n]*\n?|/\*.*?\*/)*([A-Za-z_]\w*)", re.S)
+
+
+def _check_keyword(sql: str) -> None:
+    """PostgreSQL reports an unknown leading word itself as the syntax error (`selec 1`)."""
+    m = _FIRST_WORD.match(sql)
+    if m and m.group(1).lower() not in _STATEMENT_KEYWORDS:
+        raise e.SyntaxError(f'syntax error at or near "{m.group(1)}"', position=m.start(1) + 1)
+
+
+# EXPLAIN [ANALYZE] [VERBOSE] [(options)] [WITH (options)] [[OPTIMIZED|PHYSICAL] PLAN [FOR]] query
+_EXPLAIN = re.compile(
+    r"\s*explain\b(?:\s+(?:analyze|verbose)\b)*(?:\s*\([^)]*\))?(?:\s+with\s*\([^)]*\))?"
+    r"(?:\s+(?:(?:optimized|physical)\s+)?plan\b(?:\s+for\b)?)?",
+    re.I,
+)
+
+
+def plan_statement(
+    sql: str,
+    ctx: SessionContext,
+    declared_oids: Sequence[int],
+    describe: Describe,
+    templates: LiteralTemplates | None = None,
+    generation: int = 0,
+) -> Plan:
+    """`templates` (with the catalog `generation`) translate queries that differ from an earlier one only in
+    inline OIDs without the sqlglot passes (literal_templates.py)."""
+    if not split_statements(sql):
+        return Plan(sql, "empty")
+    guard.check_statement_head(sql)
+    explain = _EXPLAIN.match(sql)
+    if explain is not None:
+        inner = plan_statement(sql[explain.end() :], ctx, declared_oids, describe)
+        if inner.kind != "query":
+            raise e.FeatureNotSupported("EXPLAIN is supported for queries only")
+        return Plan(sql, "explain", tag="EXPLAIN", inner=inner, param_types=inner.param_types)
+    alter = parse_alter_notice(sql)
+    if alter is not None:
+        return Plan(sql, "ddl", tag=ALTER_NOTICE, statement=alter)
+    rbac = parse_rbac(sql)
+    if rbac is not None:
+        return Plan(sql, "ddl", statement=rbac)
+    own = parse_materialize_ddl(sql)
+    if isinstance(own, CreateView | CreateTable) and own.query is not None:
+        guard.check_tree(parse(own.query))  # a view's query must pass the same checks as a query
+    if own is not None:
+        kind = "show" if isinstance(own, ShowObjects | ShowColumns | ShowCreate) else "ddl"
+        return Plan(sql, kind, tag="SHOW" if kind == "show" else "", statement=own)
+    utility = parse_utility(sql)
+    if isinstance(utility, Declare):
+        inner = plan_statement(utility.query, ctx, declared_oids, describe)
+        return Plan(sql, "utility", utility=utility, param_types=inner.param_types, inner=inner)
+    if utility is not None:
+        return Plan(sql, "utility", utility=utility)
+    _check_keyword(sql)
+    tree = parse(sql)
+    guard.check_tree(tree)
+    if isinstance(tree, exp.Command):
+        head = tree.name.upper()
+        raise e.FeatureNotSupported(f"{head} is not supported")
+    params = tuple(infer_parameter_types(tree, declared_oids, describe))
+    duck_types = [p[1] for p in params]
+    if templates is not None and isinstance(tree, exp.Query):
+        duck_sql = templates.translate(sql, tree, ctx, duck_types, generation)
+    else:
+        duck_sql = to_duckdb(tree, ctx, duck_types)
+    if isinstance(tree, exp.Query | exp.Values):
+        return Plan(
+            sql,
+            "query",
+            tag="SELECT",
+            tree=tree,
+            duck_sql=duck_sql,
+            param_types=params,
+            names=projection_names(tree),
+            constant=not params and _is_constant(tree),
+            void_columns=_void_columns(tree),
+            declared_types=declared_types(tree),
+        )
+    if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+        verb = {exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE"}[type(tree)]
+        returning = tree.args.get("returning")
+        names = tuple(column_name(p) for p in returning.expressions) if returning else None
+        return Plan(
+            sql,
+            "dml",
+            tag=verb,
+            tree=tree,
+            duck_sql=duck_sql,
+            param_types=params,
+            names=names,
+            returning=returning is not None,
+        )
+    if isinstance(tree, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
+        ctas = (
+            isinstance(tree, exp.Create)
+            and str(tree.args.get("kind")).upper() == "TABLE"
+            and isinstance(tree.expression, exp.Query)
+        )
+        return Plan(
+            sql,
+            "ddl",
+            tag="SELECT" if ctas else _ddl_tag(tree),
+            tree=tree,
+            duck_sql=duck_sql,
+            param_types=params,
+            counts_rows=ctas,
+        )
+    raise e.FeatureNotSupported(f"{type(tree).__name__.upper()} statements are not supported")

@@ -1,0 +1,317 @@
+"""PostgreSQL SQL → DuckDB SQL, as sqlglot parsing plus an ordered tuple of tree transforms.
+
+Contract: `parse(sql)` parses one statement with sqlglot's postgres dialect (syntax errors → 42601 with
+PostgreSQL's wording and a 1-based position). `to_duckdb(tree, ctx, param_types)` returns DuckDB SQL text:
+every transform in `TRANSFORMS` is a pure function (node, ctx) → node applied over the whole tree, then
+sqlglot's DuckDB generator prints it. Engine settings already give PostgreSQL semantics for integer `/`, NULL
+ordering and division by zero (see engine/duckdb.py), so the transforms here cover what settings cannot:
+session information functions (current_user, version(), current_setting, set_config, pg_sleep, pg_backend_pid,
+…), catalog relations, functions and casts (engine/introspection/rewrite.py) and typed parameters (`$n`
+becomes `CAST($n AS <type>)` so DuckDB binds values with the inferred PostgreSQL type).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError, TokenError
+
+from sparkwire import errors as e
+from sparkwire.introspection import rewrite as introspection
+from sparkwire.pgtypes import decode_param
+from sparkwire.planner.bind.fields import UNCONSTRAINED_DECIMAL
+from sparkwire.planner.grammar.dialect import PG
+from sparkwire.version import version_string
+
+
+@dataclass(frozen=True, slots=True)
+class SessionContext:
+    """What the session-information functions need: the session id keys the per-session Python UDFs."""
+
+    session_id: int
+    user: str
+    backend_pid: int
+    database: str = "materialize"
+    schema: str = "public"
+
+
+# UDF names registered by the planner service (see planner/udfs.py); each takes the session id first.
+UDF_CURRENT_SETTING = "sw_current_setting"
+UDF_SET_CONFIG = "sw_set_config"
+UDF_PG_SLEEP = "sw_pg_sleep"
+
+BYTEA_OID = 17
+
+
+def _position(sql: str, line: int, col: int) -> int:
+    lines = sql.split("\n")
+    return sum(len(x) + 1 for x in lines[: max(line - 1, 0)]) + max(col, 1)
+
+
+_WANTS_MORE = ("Required keyword", "Expecting", "Expected")
+
+
+def parse(sql: str) -> exp.Expression:
+    try:
+        tree = sqlglot.parse_one(sql, read=PG)
+    except ParseError as err:
+        info = err.errors[0] if err.errors else {}
+        near = str(info.get("highlight") or "").strip()
+        at_end = not str(info.get("end_context") or "").strip()
+        if not near or (at_end and str(info.get("description", "")).startswith(_WANTS_MORE)):
+            raise e.SyntaxError("syntax error at end of input", position=len(sql.rstrip()) + 1) from None
+        line, col = int(info.get("line") or 1), int(info.get("col") or 1)
+        position = _position(sql, line, col - len(near) + 1)
+        raise e.SyntaxError(f'syntax error at or near "{near}"', position=position) from None
+    except TokenError:
+        raise e.SyntaxError("unterminated quoted string or comment", position=1) from None
+    if not isinstance(tree, exp.Expression):
+        raise e.SyntaxError("syntax error at end of input", position=1)
+    return tree
+
+
+Transform = Callable[[exp.Expression, SessionContext], exp.Expression]
+
+
+def _unqualify_builtins(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`pg_catalog.version()` → `version()`: built-in functions live in pg_catalog, which is always searched."""
+    if (
+        isinstance(node, exp.Dot)
+        and isinstance(node.this, exp.Identifier | exp.Column)
+        and node.this.name.lower() == "pg_catalog"
+        and isinstance(node.expression, exp.Func)
+        and isinstance(node.expression, exp.Expression)
+    ):
+        return node.expression
+    return node
+
+
+def _current_database(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`materialize.public.t` → `public.t`: DuckDB holds one database, whose shadows are named schema.relation."""
+    if isinstance(node, exp.Table) and node.catalog and node.catalog == ctx.database:
+        node.set("catalog", None)
+    return node
+
+
+_INT4_RANGE = range(-(2**31), 2**31)
+
+
+def _int4_literal(node: exp.Expression) -> bool:
+    if isinstance(node, exp.Neg):
+        return _int4_literal(node.this)
+    number = isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit()
+    return number and int(node.this) in _INT4_RANGE
+
+
+def _int4_series(node: exp.Expression) -> bool:
+    """generate_series of int4 bounds (integer literals here) yields int4 in PostgreSQL."""
+    bounds = [node.args.get(k) for k in ("start", "end", "step")]
+    return isinstance(node, exp.GenerateSeries) and all(b is None or _int4_literal(b) for b in bounds)
+
+
+def _int4_results(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """length(), array_length() and generate_series(int4, int4) are int4 in PostgreSQL; DuckDB returns BIGINT.
+    A set-returning generate_series in a FROM clause keeps its type: DuckDB cannot cast a table function."""
+    if isinstance(node.parent, exp.Cast):
+        return node
+    if isinstance(node, exp.Length | exp.ArraySize) or (
+        _int4_series(node) and not isinstance(node.parent, exp.From | exp.Join | exp.Table)
+    ):
+        return exp.Cast(this=node, to=exp.DataType.build("INTEGER"))
+    return node
+
+
+_SESSION_INFO_FUNCTIONS: dict[str, Callable[[SessionContext], str]] = {
+    "version": lambda ctx: version_string(),
+    "current_database": lambda ctx: ctx.database,
+    "current_schema": lambda ctx: ctx.schema,
+    "current_user": lambda ctx: ctx.user,
+    "session_user": lambda ctx: ctx.user,
+}
+
+
+def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """current_user & co., version(), current_database(), current_schema → literals of this session."""
+    if isinstance(node, exp.CurrentUser | exp.SessionUser):
+        return exp.Literal.string(ctx.user)
+    if (
+        isinstance(node, exp.Column)
+        and not node.table
+        and isinstance(node.this, exp.Identifier)
+        and not node.this.quoted
+        and node.name.lower() == "user"
+    ):
+        return exp.Literal.string(ctx.user)
+    if isinstance(node, exp.CurrentDatabase | exp.CurrentCatalog):
+        return exp.Literal.string(ctx.database)
+    if isinstance(node, exp.CurrentSchema):
+        return exp.Literal.string(ctx.schema)
+    if isinstance(node, exp.CurrentVersion):
+        return exp.Literal.string(version_string())
+    if isinstance(node, exp.Anonymous) and not node.expressions and node.name.lower() in _SESSION_INFO_FUNCTIONS:
+        return exp.Literal.string(_SESSION_INFO_FUNCTIONS[node.name.lower()](ctx))
+    return node
+
+
+def _session_functions(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """current_setting / set_config / pg_sleep → the per-session UDFs; pg_backend_pid() → the pid;
+    clock_timestamp() / statement_timestamp() → DuckDB's time of the call, transaction_timestamp() → now()."""
+    if not isinstance(node, exp.Anonymous):
+        return node
+    name = node.name.lower()
+    sid = exp.Literal.number(ctx.session_id)
+    args = list(node.expressions)
+    if name == "pg_backend_pid" and not args:
+        return exp.Literal.number(ctx.backend_pid)
+    if name in ("clock_timestamp", "statement_timestamp") and not args:  # the time of the call
+        return exp.Anonymous(this="get_current_timestamp", expressions=[])
+    if name == "transaction_timestamp" and not args:
+        return exp.CurrentTimestamp()
+    if name == "current_setting" and len(args) in (1, 2):
+        missing_ok = args[1] if len(args) == 2 else exp.false()
+        return exp.Anonymous(this=UDF_CURRENT_SETTING, expressions=[sid, args[0], missing_ok])
+    if name == "set_config" and len(args) == 3:
+        return exp.Anonymous(this=UDF_SET_CONFIG, expressions=[sid, *args])
+    if name == "pg_sleep" and len(args) == 1:
+        return exp.Anonymous(
+            this=UDF_PG_SLEEP, expressions=[sid, exp.Cast(this=args[0], to=exp.DataType.build("double"))]
+        )
+    return node
+
+
+def _is_unconstrained_decimal(datatype: exp.DataType) -> bool:
+    """`numeric` or `numeric[]` without precision."""
+    if datatype.is_type(exp.DataType.Type.ARRAY) and len(datatype.expressions) == 1:
+        element = datatype.expressions[0]
+        return isinstance(element, exp.DataType) and _is_unconstrained_decimal(element)
+    return datatype.is_type(exp.DataType.Type.DECIMAL) and not datatype.expressions
+
+
+def _is_projection(node: exp.Expression) -> bool:
+    parent = node.parent
+    return isinstance(parent, exp.Select) or (isinstance(parent, exp.Alias) and isinstance(parent.parent, exp.Select))
+
+
+def _exact_numeric_parameters(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`$1::numeric` → `$1`: DuckDB would cast to DECIMAL(18,3); the uncast Decimal keeps its exact digits. Same for
+    `$1::numeric[]`, whose value is bound as the exact text of each element (portals); `_typed_parameters` decides
+    where that text list needs a cast."""
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Parameter | exp.Placeholder)
+        and _is_unconstrained_decimal(node.to)
+    ):
+        return node.this
+    return node
+
+
+_NUMERIC_TEXT = re.compile(r"\s*(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|[+-]?inf(?:inity)?)\s*", re.I)
+
+
+def _exact_numeric_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """A projection `'1.50'::numeric` (or 'NaN') → the text itself, typed numeric by the planner: PostgreSQL keeps
+    the literal's digits and NaN, which DuckDB's DECIMAL(18,3) cannot."""
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_string
+        and _is_unconstrained_decimal(node.to)
+        and not node.to.is_type(exp.DataType.Type.ARRAY)
+        and _NUMERIC_TEXT.fullmatch(node.this.this)
+        and _is_projection(node)
+    ):
+        return exp.Literal.string(node.this.this.strip())
+    return node
+
+
+def _bytea_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`'\\x00ff'::bytea` → `unhex('00ff')`: DuckDB reads a BLOB literal with its own escapes (`\\x00` is one byte
+    there), PostgreSQL with bytea input syntax (hex `\\x…` or escape format). Decode at plan time with pgtypes'
+    bytea reader, which raises PostgreSQL's errors for bad input."""
+    if (
+        isinstance(node, exp.Cast)
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_string
+        and node.to.is_type(exp.DataType.Type.VARBINARY, exp.DataType.Type.BINARY)
+    ):
+        value = decode_param(node.this.this.encode(), BYTEA_OID, 0)
+        if isinstance(value, bytes):
+            return exp.Unhex(this=exp.Literal.string(value.hex()))
+    return node
+
+
+TRANSFORMS: tuple[Transform, ...] = (
+    _current_database,
+    _unqualify_builtins,
+    _int4_results,
+    _bytea_literals,
+    _session_info,
+    *introspection.TRANSFORMS,
+    _session_functions,
+    _exact_numeric_parameters,
+    _exact_numeric_literals,
+)
+
+
+def _apply(transform: Transform, ctx: SessionContext, node: exp.Expression) -> exp.Expression:
+    return transform(node, ctx)
+
+
+def _typed_parameters(tree: exp.Expression, duck_types: Sequence[str], nulls: bool) -> exp.Expression:
+    def cast(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Parameter | exp.Placeholder):
+            index = parameter_index(node)
+            if index is not None and 1 <= index <= len(duck_types):
+                duck_type = duck_types[index - 1]
+                if nulls:
+                    if duck_type.replace(" ", "").upper().startswith(UNCONSTRAINED_DECIMAL + "["):
+                        duck_type = "DECIMAL(38,10)[]"
+                    elif duck_type.upper() == UNCONSTRAINED_DECIMAL:
+                        duck_type = "DECIMAL(38,10)"
+                    return exp.Cast(this=exp.Null(), to=exp.DataType.build(duck_type, dialect="duckdb"))
+                spelled = duck_type.replace(" ", "").upper()
+                decimal_list = spelled == UNCONSTRAINED_DECIMAL + "[]"  # bound as exact element text
+                if spelled == UNCONSTRAINED_DECIMAL or (decimal_list and _is_projection(node)):
+                    return exp.Parameter(this=exp.Literal.number(index))
+                if decimal_list:  # used as numbers
+                    duck_type = "DECIMAL(38,10)[]"
+                plain = exp.Parameter(this=exp.Literal.number(index))
+                return exp.Cast(this=plain, to=exp.DataType.build(duck_type, dialect="duckdb"))
+        return node
+
+    return tree.transform(cast)
+
+
+def parameter_index(node: exp.Expression) -> int | None:
+    """The n of a `$n` node (sqlglot spells it Parameter or Placeholder), else None."""
+    if isinstance(node, exp.Parameter | exp.Placeholder):
+        text = node.this.name if isinstance(node.this, exp.Expression) else str(node.this or "")
+        if text.isdigit():
+            return int(text)
+    return None
+
+
+def parameter_count(tree: exp.Expression) -> int:
+    indexes = [parameter_index(n) for n in tree.find_all(exp.Parameter, exp.Placeholder)]
+    return max((i for i in indexes if i is not None), default=0)
+
+
+def to_duckdb(
+    tree: exp.Expression,
+    ctx: SessionContext,
+    duck_param_types: Sequence[str] = (),
+    *,
+    null_parameters: bool = False,
+) -> str:
+    """`null_parameters` replaces each `$n` by a NULL of its type: SQL to describe a statement with."""
+    out = tree.copy()
+    for transform in TRANSFORMS:
+        out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy
+    if duck_param_types:
+        out = _typed_parameters(out, duck_param_types, null_parameters)
+    return out.sql(dialect="duckdb")

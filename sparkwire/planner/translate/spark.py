@@ -1,0 +1,147 @@
+"""PostgreSQL -> Spark SQL with PostgreSQL semantics.
+
+Contract:
+
+    to_spark_sql(expression, schema=None) -> str    # a sqlglot tree parsed with read="postgres"
+    translate(sql, schema=None) -> str              # the same from text (exactly one statement)
+    postgres_column_names(expression) -> list[str]  # see translate_spark_names
+    forbidden_in_spark(expression) -> str | None    # see translate_spark_guard; the planner raises 42501
+
+`schema` maps table -> column -> PostgreSQL type name (the catalog's view); with it, column types are known and
+type-dependent rules apply (integer division, float/timestamptz text casts). Without it only literal types are.
+The input tree is not modified. The Spark SQL's result columns carry PostgreSQL's names (each projection of the
+top-level SELECT is aliased with `postgres_column_names`), so the engine's Arrow schema names are the names to
+report. `$n` parameters become Spark named markers `:p<n>` (bind them with `args={"p1": …}`).
+
+Pipeline: copy -> EARLY_RULES -> annotate types -> `translate_spark_rules.RULES` -> alias outputs -> print with
+`SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL type names (timestamp is TIMESTAMP_NTZ,
+timestamptz is TIMESTAMP, unconstrained numeric is DECIMAL(38, 10)). PostgreSQL's NULL ordering (NULLS LAST
+ascending, NULLS FIRST descending) comes from the parsed `Ordered` nodes, which sqlglot prints explicitly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+from sqlglot.generators.spark import SparkGenerator
+from sqlglot.optimizer.annotate_types import annotate_types
+from sqlglot.optimizer.qualify import qualify
+
+from sparkwire import errors
+from sparkwire.planner.translate.spark_guard import forbidden_in_spark
+from sparkwire.planner.translate.spark_names import postgres_column_names
+from sparkwire.planner.translate.spark_rules import EARLY_RULES, RULES
+
+Schema = Mapping[str, Mapping[str, str]]
+
+__all__ = ["forbidden_in_spark", "postgres_column_names", "to_spark_sql", "translate"]
+
+# PostgreSQL functions with no faithful Spark translation yet: FeatureNotSupported (0A000) rather than a guess
+UNSUPPORTED_FUNCTIONS = frozenset({"age"})
+
+
+def _datatype_sql(generator: SparkGenerator, node: exp.DataType) -> str:
+    if node.this == exp.DType.TIMESTAMP:
+        return "TIMESTAMP_NTZ"
+    if node.this == exp.DType.TIMESTAMPTZ:
+        return "TIMESTAMP"
+    if node.this == exp.DType.DECIMAL and not node.expressions:
+        return "DECIMAL(38, 10)"
+    return str(SparkGenerator.datatype_sql(generator, node))
+
+
+def _parameter_sql(generator: SparkGenerator, node: exp.Parameter) -> str:
+    return f":p{node.name}"
+
+
+class SparkPostgres(Spark):
+    """Spark SQL as sparkwire prints it: Spark's rules plus PostgreSQL's type meanings."""
+
+    class Generator(SparkGenerator):
+        TRANSFORMS: ClassVar[dict[type[exp.Expr], Callable[..., str]]] = {
+            **SparkGenerator.TRANSFORMS,
+            exp.Parameter: _parameter_sql,
+        }
+
+        def datatype_sql(self, expression: exp.DataType) -> str:
+            return _datatype_sql(self, expression)
+
+
+def _annotated(tree: exp.Expr, schema: Schema | None) -> exp.Expr:
+    """Types on every node sqlglot can type; columns through `schema` when given."""
+    mapping: dict[str, object] | None = {t: dict(cols) for t, cols in schema.items()} if schema else None
+    if mapping:
+        # an unknown table leaves its columns untyped; literals are still typed below
+        with contextlib.suppress(sqlglot.errors.SqlglotError):
+            tree = qualify(
+                tree,
+                schema=mapping,
+                dialect="postgres",
+                quote_identifiers=False,
+                expand_stars=False,
+                validate_qualify_columns=False,
+                identify=False,
+            )
+    return annotate_types(tree, schema=mapping, dialect="postgres")
+
+
+def _alias_outputs(tree: exp.Expr, names: list[str]) -> None:
+    select = tree
+    while isinstance(select, exp.SetOperation):
+        select = select.this
+    if not isinstance(select, exp.Select) or len(select.expressions) != len(names):
+        return
+    aliased: list[exp.Expr] = []
+    renamed: dict[str, exp.Expr] = {}  # qualify's own aliases (_col_0) -> the expression they named
+    for projection, name in zip(select.expressions, names, strict=True):
+        if name == "*" or (isinstance(projection, exp.Alias) and projection.alias == name):
+            aliased.append(projection)
+            continue
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(projection, exp.Alias):
+            renamed[projection.alias] = value
+        aliased.append(exp.alias_(value, name, quoted=True))
+    select.set("expressions", aliased)
+    order = select.args.get("order")
+    if order is not None and renamed:
+        order.transform(
+            lambda n: renamed[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in renamed else n,
+            copy=False,
+        )
+
+
+def _check_supported(tree: exp.Expr) -> None:
+    for node in tree.find_all(exp.Anonymous):
+        name = str(node.this).lower()
+        if name in UNSUPPORTED_FUNCTIONS:
+            raise errors.FeatureNotSupported(f"function {name}() is not supported on Spark yet")
+
+
+def to_spark_sql(expression: exp.Expr, schema: Schema | None = None) -> str:
+    """Spark SQL for a PostgreSQL-parsed statement (see the module docstring)."""
+    names = postgres_column_names(expression)
+    _check_supported(expression)
+    tree = expression.copy()
+    for rule in EARLY_RULES:
+        tree = rule(tree)
+    tree = _annotated(tree, schema)
+    for rule in RULES:
+        tree = rule(tree)
+    _alias_outputs(tree, names)
+    return str(tree.sql(dialect=SparkPostgres))
+
+
+def translate(sql: str, schema: Schema | None = None) -> str:
+    """Parse one PostgreSQL statement and translate it; a parse failure is a SyntaxError (42601)."""
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="postgres") if s is not None]
+    except sqlglot.errors.ParseError as exc:
+        raise errors.SyntaxError(f"syntax error: {str(exc).splitlines()[0]}") from None
+    if len(statements) != 1:
+        raise errors.SyntaxError("expected exactly one statement")
+    return to_spark_sql(statements[0], schema)
