@@ -9,7 +9,7 @@ then measures from one psycopg connection per server, I iterations each after a 
   - `\\d`-style: the column query psql 15 runs for `\\d t` (pg_attribute ⋈ pg_attrdef ⋈ pg_collation ⋈ pg_type
     with format_type, for one table's OID), sent over the extended protocol as psql does with a literal OID;
     repeated for the same table (what a client re-sending its catalog queries sees: sparkwire answers repeats from
-    its result cache, planner/result_cache.py), and once for each of the other tables (every query new to the
+    its result cache, planner/execute/result_cache.py), and once for each of the other tables (every query new to the
     server, so it is planned and run by DuckDB);
   - `SELECT * FROM mz_catalog.mz_objects` on sparkwire, `SELECT * FROM pg_catalog.pg_class` on PostgreSQL (its
     closest relation: one row per object), fetched into Python rows.

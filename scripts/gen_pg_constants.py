@@ -1,6 +1,6 @@
 """Generate sparkwire's constant PostgreSQL 15 catalog data from a real PostgreSQL 15.
 
-Writes sparkwire/catalog/pg_keywords.py (pg_get_keywords()) and sparkwire/catalog/pg_opclasses.py (pg_opfamily and
+Writes sparkwire/catalog/relations/pg_keywords.py (pg_get_keywords()) and sparkwire/catalog/relations/pg_opclasses.py (pg_opfamily and
 pg_opclass of the access methods of pg_am, which sparkwire's pg_am lists too, and the default btree operator class
 PostgreSQL picks for a column of each type sparkwire speaks, read from the indclass of an index it creates).
 Run it once per PostgreSQL release:
@@ -8,7 +8,7 @@ Run it once per PostgreSQL release:
     .venv/bin/python scripts/gen_pg_constants.py            # starts a throwaway PostgreSQL 15
     .venv/bin/python scripts/gen_pg_constants.py "<dsn>"    # or an existing one (its probes are rolled back)
 
-then `.venv/bin/ruff format sparkwire/catalog/pg_keywords.py sparkwire/catalog/pg_opclasses.py`.
+then `.venv/bin/ruff format sparkwire/catalog/relations/pg_keywords.py sparkwire/catalog/relations/pg_opclasses.py`.
 """
 
 from __future__ import annotations
