@@ -1,9 +1,9 @@
 """Generate sparkwire's constant PostgreSQL 15 catalog data from a real PostgreSQL 15.
 
-Writes sparkwire/catalog/relations/pg_keywords.py (pg_get_keywords()) and sparkwire/catalog/relations/pg_opclasses.py (pg_opfamily and
-pg_opclass of the access methods of pg_am, which sparkwire's pg_am lists too, and the default btree operator class
-PostgreSQL picks for a column of each type sparkwire speaks, read from the indclass of an index it creates).
-Run it once per PostgreSQL release:
+Writes sparkwire/catalog/relations/pg_keywords.py (pg_get_keywords()) and
+sparkwire/catalog/relations/pg_opclasses.py (pg_opfamily and pg_opclass of the access methods of pg_am, which
+sparkwire's pg_am lists too, and the default btree operator class PostgreSQL picks for a column of each type
+sparkwire speaks, read from the indclass of an index it creates). Run it once per PostgreSQL release:
 
     .venv/bin/python scripts/gen_pg_constants.py            # starts a throwaway PostgreSQL 15
     .venv/bin/python scripts/gen_pg_constants.py "<dsn>"    # or an existing one (its probes are rolled back)
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from sparkwire.pgtypes.registry import all_types
 from tests.support.postgres import PostgresOracle
 
-CATALOG = Path(__file__).resolve().parent.parent / "sparkwire" / "catalog"
+CATALOG = Path(__file__).resolve().parent.parent / "sparkwire" / "catalog" / "relations"
 _HEADER = '''"""{what}
 
 {contract}

@@ -10,7 +10,7 @@ To add a notice type (as Materialize's notice/mod.rs):
 4. Register both in `registry.py`: the class in `NOTICE_TYPES` and `(class, detect)` in `INDEX_PASSES` or
    `QUERY_PASSES`, where the order is the order passes run.
 5. Write `docs/notices/<kind>.md` (what it means, a minimal example, the corrective action), link it from
-   `docs/notices/index.md`, and add `tests/test_notices_<kind>.py` with positive and negative cases.
+   `docs/notices/index.md`, and add `tests/notices/test_notices_<kind>.py` with positive and negative cases.
 
 How the package is used:
 - The stored notices (mz_internal.mz_optimizer_notices) are a pure function of the catalog state:
@@ -19,8 +19,9 @@ How the package is used:
   is_definition=True))` over a materialized view's or an indexed view's query), rendered with `render`; they
   disappear from the next state when the object or any dependency is dropped (`is_valid` states the rule).
 - SELECT and EXPLAIN: `detect_query` with `is_definition=False`, rendered with `object_id=None` and the query
-  text as `object_sql` (planner/notice_service.py sends and prints them).
-- ALTER NOTICE: `alter.parse_alter_notice(sql)` and `alter.plan_alter_notice(…)`, which returns
+  text as `object_sql` (planner/statements/notice_service.py sends and prints them).
+- ALTER NOTICE: parsed by the planner (`planner/grammar/alter_notice.py`) into `alter.AlterNotice`;
+  `alter.plan_alter_notice(…)`, which returns
   `[status_op(fingerprint, status, role_id)]` for `catalog.transact` (RESET STATUS is `NoticeStatus.NEW`);
   the next derivation carries the status.
 """

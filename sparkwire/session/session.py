@@ -67,6 +67,7 @@ from sparkwire.planner.execute.udfs import SessionFunctions
 from sparkwire.planner.execute.user_data import UserData
 from sparkwire.planner.execute.write_txn import StorageTransaction
 from sparkwire.planner.grammar import utility as u
+from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo
 from sparkwire.planner.grammar.split import split_statements
 from sparkwire.planner.planning.plan import Plan, plan_statement
 from sparkwire.planner.statements.notice_service import enabled_by
@@ -758,7 +759,7 @@ class DuckSession:
                 return self._declare(stmt, plan.inner, params)
             case u.Fetch() | u.CloseCursor():
                 return self._cursor(stmt, formats)
-            case u.CopyTo() | u.CopyFrom():
+            case CopyTo() | CopyFrom():
                 return self._copy(stmt)
         raise e.FeatureNotSupported(f"{type(stmt).__name__} is not supported")
 
@@ -904,10 +905,10 @@ class DuckSession:
                 return CommandComplete("CLOSE CURSOR")
         raise AssertionError(stmt)
 
-    def _copy(self, stmt: u.CopyTo | u.CopyFrom) -> Result:
+    def _copy(self, stmt: CopyTo | CopyFrom) -> Result:
         opts = stmt.options
         csv = opts.format == "csv"
-        if isinstance(stmt, u.CopyTo):
+        if isinstance(stmt, CopyTo):
             plan = self._plan_one(copy_out_query(stmt))
             if plan.kind != "query":
                 raise e.FeatureNotSupported("COPY (query) TO supports only SELECT queries")

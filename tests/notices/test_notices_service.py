@@ -17,10 +17,11 @@ from sparkwire.catalog.relations.relation import Row
 from sparkwire.introspection.relations import RELATIONS
 from sparkwire.introspection.tables import STORE_CATALOG, arrow_rows, create_sql, engine_name, quoted
 from sparkwire.notices import KINDS, NoticeStatus, QueryInput, detect_query, render
-from sparkwire.notices.alter import AlterNotice, parse_alter_notice, plan_alter_notice
+from sparkwire.notices.alter import AlterNotice, plan_alter_notice
 from sparkwire.notices.catalog_notices import CatalogNotices
 from sparkwire.notices.relations import NOTICE_RELATIONS
 from sparkwire.planner.bind.resolve import Names
+from sparkwire.planner.grammar.alter_notice import parse_alter_notice
 from sparkwire.planner.statements.notice_service import NOTICE_VARIABLES, NoticeService, enabled_by, everything
 from tests.planner.test_planner_ddl import run
 

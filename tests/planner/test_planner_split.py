@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from sparkwire.errors import PgError
+from sparkwire.planner.grammar import copy_statement as c
 from sparkwire.planner.grammar import utility as u
 from sparkwire.planner.grammar.split import split_statements
 
@@ -70,9 +71,9 @@ def test_split(sql: str, expected: list[str]) -> None:
         ("CLOSE ALL", u.CloseCursor(None)),
         (
             "COPY t (a, b) FROM STDIN WITH (FORMAT csv, HEADER true)",
-            u.CopyFrom("t", ("a", "b"), u.CopyOptions(format="csv", header=True)),
+            c.CopyFrom("t", ("a", "b"), c.CopyOptions(format="csv", header=True)),
         ),
-        ("COPY (SELECT 1) TO STDOUT", u.CopyTo("SELECT 1", None, (), u.CopyOptions())),
+        ("COPY (SELECT 1) TO STDOUT", c.CopyTo("SELECT 1", None, (), c.CopyOptions())),
         ("SELECT 1", None),
         ("INSERT INTO t VALUES (1)", None),
     ],

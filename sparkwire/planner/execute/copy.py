@@ -17,7 +17,7 @@ from sqlglot import exp
 from sparkwire.pgtypes.copy.binary import BinaryCopyInParser
 from sparkwire.pgtypes.copy.text_in import CopyInParser
 from sparkwire.pgtypes.options import EncodeOptions
-from sparkwire.planner.grammar.utility import CopyFrom, CopyTo
+from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo
 
 
 def _table(name: str) -> exp.Table:

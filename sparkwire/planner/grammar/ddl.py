@@ -24,7 +24,7 @@ from typing import Literal
 
 from sparkwire import errors as e
 from sparkwire.catalog.relations.relation import quote_ident
-from sparkwire.planner.grammar.utility import _Parser
+from sparkwire.planner.grammar.tokens import Parser
 
 RelationKind = Literal["table", "view", "materialized-view", "index"]
 DropKind = Literal["table", "view", "materialized-view", "index", "schema"]
@@ -190,7 +190,7 @@ _OTHER_OBJECT_WORDS = """sequence type function procedure trigger extension doma
 _OTHER_OBJECTS = frozenset(_OTHER_OBJECT_WORDS.split())
 
 
-class _DdlParser(_Parser):
+class _DdlParser(Parser):
     def __init__(self, sql: str) -> None:
         super().__init__(sql)
         if self.tokens and self.tokens[-1].kind == "op" and self.tokens[-1].text == ";":

@@ -13,58 +13,8 @@ import re
 from dataclasses import dataclass
 
 from sparkwire import errors as e
-
-
-@dataclass(frozen=True, slots=True)
-class Token:
-    kind: str  # "word", "ident" (quoted), "string", "number", "op"
-    text: str  # words lower-cased; idents and strings unquoted
-    start: int
-    end: int
-
-
-_TOKEN = re.compile(
-    r"""
-    (?P<space>\s+|--[^\n]*|/\*.*?\*/)
-  | (?P<string>[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*')
-  | (?P<ident>"(?:[^"]|"")*")
-  | (?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|-?\.\d+)
-  | (?P<word>[A-Za-z_][A-Za-z_0-9$]*)
-  | (?P<op>::|[^\s\w])
-    """,
-    re.X | re.S,
-)
-
-
-def _unescape_e(body: str) -> str:
-    return re.sub(
-        r"\\(.)",
-        lambda m: {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(m.group(1), m.group(1)),
-        body,
-    ).replace("''", "'")
-
-
-def tokenize(sql: str) -> list[Token]:
-    tokens: list[Token] = []
-    pos = 0
-    while pos < len(sql):
-        m = _TOKEN.match(sql, pos)
-        if m is None:
-            raise e.SyntaxError(f'syntax error at or near "{sql[pos]}"', position=pos + 1)
-        kind = m.lastgroup or "op"
-        text = m.group(0)
-        pos = m.end()
-        if kind == "space":
-            continue
-        if kind == "string":
-            text = _unescape_e(text[2:-1]) if text[0] in "eE" else text[1:-1].replace("''", "'")
-        elif kind == "ident":
-            text = text[1:-1].replace('""', '"')
-        elif kind == "word":
-            text = text.lower()
-        tokens.append(Token(kind, text, m.start(), m.end()))
-    return tokens
-
+from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo, parse_copy
+from sparkwire.planner.grammar.tokens import Parser
 
 # ---- statements ------------------------------------------------------------------------------------------
 
@@ -175,31 +125,6 @@ class CloseCursor:
     name: str | None  # None = ALL
 
 
-@dataclass(frozen=True, slots=True)
-class CopyOptions:
-    format: str = "text"
-    header: bool = False
-    delimiter: str | None = None
-    null: str | None = None
-    quote: str = '"'
-    escape: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CopyTo:
-    query: str | None  # COPY (query) TO STDOUT
-    table: str | None  # COPY table [(columns)] TO STDOUT
-    columns: tuple[str, ...]
-    options: CopyOptions
-
-
-@dataclass(frozen=True, slots=True)
-class CopyFrom:
-    table: str
-    columns: tuple[str, ...]
-    options: CopyOptions
-
-
 Utility = (
     Begin
     | Commit
@@ -226,100 +151,7 @@ Utility = (
 TRANSACTION_CONTROL = (Commit, Rollback, RollbackTo)
 
 
-# ---- the parser ------------------------------------------------------------------------------------------
-
-
-class _Parser:
-    def __init__(self, sql: str) -> None:
-        self.sql = sql
-        self.tokens = tokenize(sql)
-        self.i = 0
-
-    def peek(self, offset: int = 0) -> Token | None:
-        j = self.i + offset
-        return self.tokens[j] if j < len(self.tokens) else None
-
-    def at(self, *words: str) -> bool:
-        for k, w in enumerate(words):
-            t = self.peek(k)
-            if t is None or t.kind != "word" or t.text != w:
-                return False
-        return True
-
-    def accept(self, *words: str) -> bool:
-        if self.at(*words):
-            self.i += len(words)
-            return True
-        return False
-
-    def accept_op(self, op: str) -> bool:
-        t = self.peek()
-        if t is not None and t.kind == "op" and t.text == op:
-            self.i += 1
-            return True
-        return False
-
-    def error(self) -> e.PgError:
-        t = self.peek()
-        if t is None:
-            return e.SyntaxError("syntax error at end of input", position=len(self.sql) + 1)
-        return e.SyntaxError(f'syntax error at or near "{self.sql[t.start : t.end]}"', position=t.start + 1)
-
-    def expect(self, *words: str) -> None:
-        if not self.accept(*words):
-            raise self.error()
-
-    def expect_op(self, op: str) -> None:
-        if not self.accept_op(op):
-            raise self.error()
-
-    def name(self) -> str:
-        t = self.peek()
-        if t is None or t.kind not in ("word", "ident"):
-            raise self.error()
-        self.i += 1
-        return t.text
-
-    def qualified_name(self) -> str:
-        parts = [self.name()]
-        while self.accept_op("."):
-            parts.append(self.name())
-        return ".".join(parts)
-
-    def rest(self) -> str:
-        t = self.peek()
-        return "" if t is None else self.sql[t.start :].strip()
-
-    def end(self) -> None:
-        if self.peek() is not None:
-            raise self.error()
-
-    def value(self) -> str:
-        """One SET value: a word, quoted identifier, string or (signed) number."""
-        t = self.peek()
-        if t is None:
-            raise self.error()
-        if t.kind == "op" and t.text in "+-":
-            self.i += 1
-            n = self.peek()
-            if n is None or n.kind != "number":
-                raise self.error()
-            self.i += 1
-            return t.text.replace("+", "") + n.text
-        if t.kind == "op":
-            raise self.error()
-        self.i += 1
-        return t.text
-
-    def integer(self) -> int:
-        t = self.peek()
-        if t is None or t.kind != "number" or not re.fullmatch(r"-?\d+", t.text):
-            raise self.error()
-        self.i += 1
-        return int(t.text)
-
-
-def _isolation_and_access(p: _Parser) -> tuple[str | None, bool | None]:
+def _isolation_and_access(p: Parser) -> tuple[str | None, bool | None]:
     isolation: str | None = None
     read_only: bool | None = None
     while p.peek() is not None:
@@ -348,7 +180,7 @@ def _isolation_and_access(p: _Parser) -> tuple[str | None, bool | None]:
     return isolation, read_only
 
 
-def _transaction(p: _Parser, first: str) -> Utility:
+def _transaction(p: Parser, first: str) -> Utility:
     if first in ("begin", "start"):
         if first == "start":
             p.expect("transaction")
@@ -378,7 +210,7 @@ def _transaction(p: _Parser, first: str) -> Utility:
     return Release(name)
 
 
-def _set(p: _Parser) -> Utility:
+def _set(p: Parser) -> Utility:
     local = False
     if p.accept("local"):
         local = True
@@ -405,7 +237,7 @@ def _set(p: _Parser) -> Utility:
     return SetVariable(name, _set_value(p), local)
 
 
-def _set_value(p: _Parser) -> str | None:
+def _set_value(p: Parser) -> str | None:
     """`{ TO | = } { value [, …] | DEFAULT }` to the end of the statement; None = DEFAULT."""
     if not (p.accept("to") or p.accept_op("=")):
         raise p.error()
@@ -419,7 +251,7 @@ def _set_value(p: _Parser) -> str | None:
     return ", ".join(values)
 
 
-def _alter_system(p: _Parser) -> AlterSystem:
+def _alter_system(p: Parser) -> AlterSystem:
     p.expect("system")
     if p.accept("reset"):
         name = None if p.accept("all") else p.qualified_name()
@@ -430,7 +262,7 @@ def _alter_system(p: _Parser) -> AlterSystem:
     return AlterSystem(name, _set_value(p))
 
 
-def _parenthesized_list(p: _Parser) -> tuple[str, ...]:
+def _parenthesized_list(p: Parser) -> tuple[str, ...]:
     """An optional `( item, item, … )` whose items are kept as source text (nested parentheses allowed)."""
     items: list[str] = []
     if not p.accept_op("("):
@@ -455,21 +287,21 @@ def _parenthesized_list(p: _Parser) -> tuple[str, ...]:
                 return tuple(items)
 
 
-def _prepare(p: _Parser) -> Utility:
+def _prepare(p: Parser) -> Utility:
     name = p.name()
     types = _parenthesized_list(p)
     p.expect("as")
     return Prepare(name, types, p.rest())
 
 
-def _execute(p: _Parser) -> Utility:
+def _execute(p: Parser) -> Utility:
     name = p.name()
     args = _parenthesized_list(p)
     p.end()
     return ExecutePrepared(name, args)
 
 
-def _declare(p: _Parser) -> Utility:
+def _declare(p: Parser) -> Utility:
     name = p.name()
     binary = hold = False
     while not p.at("cursor"):
@@ -490,7 +322,7 @@ def _declare(p: _Parser) -> Utility:
     return Declare(name, binary, hold, p.rest())
 
 
-def _fetch(p: _Parser, move: bool) -> Utility:
+def _fetch(p: Parser, move: bool) -> Utility:
     count: int | None = 1
     if p.accept("forward", "all") or p.accept("all"):
         count = None
@@ -510,109 +342,6 @@ def _fetch(p: _Parser, move: bool) -> Utility:
     return Fetch(name, count, move)
 
 
-def _copy_options(p: _Parser) -> CopyOptions:
-    opts: dict[str, str | bool] = {}
-    p.accept("with")
-    if p.accept_op("("):
-        while True:
-            key = p.name()
-            t = p.peek()
-            if t is not None and not (t.kind == "op" and t.text in ",)"):
-                opts[key] = p.value()
-            else:
-                opts[key] = True
-            if p.accept_op(")"):
-                break
-            p.expect_op(",")
-    else:  # the pre-9.0 syntax: WITH CSV HEADER DELIMITER ',' NULL '' …
-        while p.peek() is not None:
-            if p.accept("csv") or p.accept("binary") or p.accept("text"):
-                opts["format"] = p.tokens[p.i - 1].text
-            elif p.accept("header"):
-                opts["header"] = True
-            elif p.accept("delimiter") or p.accept("null") or p.accept("quote") or p.accept("escape"):
-                key = p.tokens[p.i - 1].text
-                p.accept("as")
-                opts[key] = p.value()
-            else:
-                raise p.error()
-    p.end()
-    return _build_copy_options(opts)
-
-
-def _build_copy_options(opts: dict[str, str | bool]) -> CopyOptions:
-    fmt = str(opts.pop("format", "text")).lower()
-    if fmt not in ("text", "csv", "binary"):
-        raise e.InvalidParameterValue(f'COPY format "{fmt}" not recognized')
-    header = opts.pop("header", False)
-    header_on = header is True or str(header).lower() in ("on", "true", "1")
-    result = CopyOptions(format=fmt, header=header_on)
-    fields: dict[str, str] = {}
-    for key, value in opts.items():
-        if key not in ("delimiter", "null", "quote", "escape"):
-            raise e.SyntaxError(f'option "{key}" not recognized')
-        fields[key] = str(value)
-    for key in ("delimiter", "null"):
-        if fmt == "binary" and key in fields:
-            raise e.SyntaxError(f"cannot specify {key.upper()} in BINARY mode")
-    if "delimiter" in fields and len(fields["delimiter"]) != 1:
-        raise e.FeatureNotSupported("COPY delimiter must be a single one-byte character")
-    if fmt == "binary" and header_on:
-        raise e.FeatureNotSupported("cannot specify HEADER in BINARY mode")
-    for key in ("quote", "escape"):
-        if fmt != "csv" and key in fields:
-            raise e.FeatureNotSupported(f"COPY {key} available only in CSV mode")
-    return CopyOptions(
-        format=result.format,
-        header=result.header,
-        delimiter=fields.get("delimiter"),
-        null=fields.get("null"),
-        quote=fields.get("quote", '"'),
-        escape=fields.get("escape"),
-    )
-
-
-def _copy(p: _Parser) -> Utility:
-    query: str | None = None
-    table: str | None = None
-    columns: list[str] = []
-    t = p.peek()
-    if t is not None and t.kind == "op" and t.text == "(":
-        depth = 0
-        start = t.start
-        while True:
-            tok = p.peek()
-            if tok is None:
-                raise p.error()
-            p.i += 1
-            if tok.kind == "op" and tok.text == "(":
-                depth += 1
-            elif tok.kind == "op" and tok.text == ")":
-                depth -= 1
-                if depth == 0:
-                    query = p.sql[start + 1 : tok.start].strip()
-                    break
-    else:
-        table = p.qualified_name()
-        if p.accept_op("("):
-            columns.append(p.name())
-            while p.accept_op(","):
-                columns.append(p.name())
-            p.expect_op(")")
-    if p.accept("to"):
-        if not p.accept("stdout"):
-            raise e.InsufficientPrivilege("COPY to or from a file is prohibited", hint="Use COPY … TO STDOUT.")
-        return CopyTo(query, table, tuple(columns), _copy_options(p))
-    if p.accept("from"):
-        if query is not None:
-            raise p.error()
-        if not p.accept("stdin"):
-            raise e.InsufficientPrivilege("COPY to or from a file is prohibited", hint="Use COPY … FROM STDIN.")
-        assert table is not None
-        return CopyFrom(table, tuple(columns), _copy_options(p))
-    raise p.error()
-
-
 def parse_utility(sql: str) -> Utility | None:
     head = re.match(r"\s*([A-Za-z]+)", sql)
     if head is None:
@@ -620,7 +349,7 @@ def parse_utility(sql: str) -> Utility | None:
     first = head.group(1).lower()
     if first not in _STARTERS or (first == "alter" and _ALTER_SYSTEM.match(sql) is None):
         return None
-    p = _Parser(sql)
+    p = Parser(sql)
     p.i = 1
     if first in ("begin", "start", "commit", "end", "rollback", "abort", "savepoint", "release"):
         return _transaction(p, first)
@@ -682,7 +411,7 @@ def parse_utility(sql: str) -> Utility | None:
         name = p.name()
         p.end()
         return CloseCursor(name)
-    return _copy(p)
+    return parse_copy(p)
 
 
 _ALTER_SYSTEM = re.compile(r"\s*alter\s+system\b", re.I)

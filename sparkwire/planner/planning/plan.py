@@ -24,9 +24,10 @@ from sqlglot import exp
 
 from sparkwire import errors as e
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
-from sparkwire.notices.alter import AlterNotice, parse_alter_notice
+from sparkwire.notices.alter import AlterNotice
 from sparkwire.planner.bind.naming import column_name, projection_names
 from sparkwire.planner.bind.output_types import declared_types
+from sparkwire.planner.grammar.alter_notice import parse_alter_notice
 from sparkwire.planner.grammar.ddl import (
     CreateTable,
     CreateView,
