@@ -37,9 +37,10 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
 from sparkwire.catalog.objects import Item
 from sparkwire.catalog.relations.deparse import view_definition_text
-from sparkwire.catalog.relations.pg import COLLATION_OIDS, UTF8_ENCODING
+from sparkwire.catalog.relations.pg import COLLATION_OIDS
 from sparkwire.catalog.relations.pg_items import index_definition
 from sparkwire.catalog.relations.pg_keys import is_key_index, key_indexes, pg_get_constraintdef
+from sparkwire.catalog.relations.pg_oids import UTF8_ENCODING
 from sparkwire.catalog.relations.relation import quote_ident
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.introspection.relations import RELATIONS

@@ -17,7 +17,7 @@ from asyncpg import introspection
 from psycopg.types import TypeInfo
 
 from sparkwire.catalog.catalog import Catalog
-from sparkwire.catalog.relations.pg import BOOTSTRAP_OIDS
+from sparkwire.catalog.relations.pg_oids import BOOTSTRAP_OIDS
 from sparkwire.pgtypes.registry import all_types
 
 Conn = psycopg.Connection[tuple[Any, ...]]

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from sparkwire.catalog.relations.pg import BUILTIN_OWNER_OID
+from sparkwire.catalog.relations.pg_oids import BUILTIN_OWNER_OID
 from sparkwire.pgtypes.registry import all_types
 from tests.support.clients import unique
 from tests.support.postgres import PostgresOracle

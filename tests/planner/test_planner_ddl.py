@@ -21,6 +21,7 @@ from sparkwire.errors import PgError
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.statements.ddl import DdlContext, DdlPlan, plan_ddl
 from tests.support.postgres import PostgresOracle
 
@@ -48,7 +49,7 @@ def duckdb_describe(catalog: Catalog, names: Names) -> DdlContext:
 def plan(catalog: Catalog, sql: str, names: Names | None = None) -> DdlPlan:
     names = names or Names()
     stmt = g.parse_materialize_ddl(sql)
-    assert stmt is not None and not isinstance(stmt, g.ShowObjects | g.ShowColumns | g.ShowCreate), sql
+    assert stmt is not None and not isinstance(stmt, ShowObjects | ShowColumns | ShowCreate), sql
     return plan_ddl(stmt, duckdb_describe(catalog, names))
 
 

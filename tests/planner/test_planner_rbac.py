@@ -19,7 +19,7 @@ from sparkwire.errors import PgError
 from sparkwire.introspection.relations import RELATIONS
 from sparkwire.planner.bind.resolve import Names
 from sparkwire.planner.grammar import rbac as g
-from sparkwire.planner.grammar.ddl import Name
+from sparkwire.planner.grammar.ddl_parser import Name
 from sparkwire.planner.security.privileges import check_dml, check_ops, check_read, visible_objects
 from sparkwire.planner.statements.rbac import RbacPlan, login_role, plan_rbac, scram_secret
 from sparkwire.planner.translate.duckdb import parse

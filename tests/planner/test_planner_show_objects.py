@@ -10,13 +10,14 @@ from sparkwire.catalog import Catalog
 from sparkwire.errors import PgError
 from sparkwire.planner.bind.resolve import Names
 from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.statements.show_objects import Row, show_objects
 from tests.planner.test_planner_ddl import run
 
 
 def show(cat: Catalog, sql: str, names: Names | None = None) -> tuple[list[str], list[Row]]:
     stmt = g.parse_materialize_ddl(sql)
-    assert isinstance(stmt, g.ShowObjects | g.ShowColumns | g.ShowCreate), sql
+    assert isinstance(stmt, ShowObjects | ShowColumns | ShowCreate), sql
     fields, rows = show_objects(stmt, cat.state, names or Names())
     return [f.name for f in fields], rows
 
@@ -102,7 +103,7 @@ def test_show_schemas_databases_clusters_objects(populated: Catalog) -> None:
 
 def test_show_columns(populated: Catalog) -> None:
     stmt = g.parse_materialize_ddl("SHOW COLUMNS FROM t")
-    assert isinstance(stmt, g.ShowColumns)
+    assert isinstance(stmt, ShowColumns)
     fields, rows = show_objects(stmt, populated.state, Names())
     assert fields == (Field("name", 25), Field("nullable", 16, 1), Field("type", 25), Field("comment", 25))
     assert rows == [("a", False, "integer", None), ("b", True, "text", None), ("c", True, "numeric", None)]

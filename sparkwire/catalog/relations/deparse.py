@@ -8,7 +8,8 @@ set operations, subqueries in FROM and in expressions (IN / EXISTS / scalar / AN
 trailing `;` — with columns qualified by their range variable, `*` expanded from the catalog, an alias printed
 only when it differs from the column's own name (the view's column names are the catalog's), relations
 unqualified in `public` and schema-qualified elsewhere (PostgreSQL's default search_path), and the constants,
-implicit casts and parentheses PostgreSQL prints (deparse_nodes.py, deparse_typing.py). Non-pretty mode
+implicit casts and parentheses PostgreSQL prints (deparse_nodes.py, deparse_typing.py). This module analyzes
+the query into `deparse_model`; `deparse_print` lays it out. Non-pretty mode
 (pg_views.definition, pg_matviews.definition, information_schema.views, `pg_get_viewdef(oid)`) parenthesizes
 every operator expression, pretty mode only where needed. CURRENT_TIMESTAMP prints as `now()` (the stored SQL
 spells both alike). A shape outside what is reproduced exactly (window functions, CTEs, builtin relations, types
@@ -35,106 +36,44 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from sparkwire.catalog.objects import Column, Item
+from sparkwire.catalog.relations.deparse_model import (
+    Columns,
+    FromItem,
+    FromJoin,
+    FromRelation,
+    FromSubquery,
+    Query,
+    Rte,
+    SelectQuery,
+    SetOpQuery,
+    Sort,
+    Target,
+)
 from sparkwire.catalog.relations.deparse_nodes import (
     TEXT,
     UNKNOWN,
     Buf,
-    Cast,
     Const,
     Func,
     Node,
     SubLink,
     Var,
     render,
-    render_const,
 )
+from sparkwire.catalog.relations.deparse_print import Printer
 from sparkwire.catalog.relations.deparse_typing import Scope, Typer, Unsupported, coerce
 from sparkwire.catalog.relations.relation import quote_ident, view_definition
 from sparkwire.catalog.state import CatalogState
 
 _RELATION_KINDS = frozenset({"table", "source", "view", "materialized-view"})
 _VISIBLE_SCHEMAS = frozenset({"public", "pg_catalog"})
-_STD, _JOIN, _VAR = 8, 4, 4
-
-
-@dataclass(frozen=True, slots=True)
-class _Rte:
-    refname: str
-    columns: tuple[tuple[str, int], ...]  # (name, type OID)
-
-
-@dataclass(frozen=True, slots=True)
-class _Target:
-    node: Node
-    name: str | None  # None: printed without AS (an unnamed column of a subquery in an expression)
-
-
-@dataclass(frozen=True, slots=True)
-class _Sort:
-    node: Node
-    desc: bool
-    nulls_first: bool
-
-
-_Columns = tuple[tuple[str, Var], ...]  # a FROM item's columns as `*` expands them
-
-
-@dataclass(frozen=True, slots=True)
-class _Relation:
-    sql: str
-    alias: str | None
-    columns: _Columns
-
-
-@dataclass(frozen=True, slots=True)
-class _Subquery:
-    query: _Query
-    alias: str
-    columns: _Columns
-
-
-@dataclass(frozen=True, slots=True)
-class _Join:
-    kind: str  # JOIN, LEFT JOIN, RIGHT JOIN, FULL JOIN, CROSS JOIN
-    left: _FromItem
-    right: _FromItem
-    on: Node | None
-    using: tuple[str, ...]
-    columns: _Columns
-
-
-_FromItem = _Relation | _Subquery | _Join
-
-
-@dataclass(frozen=True, slots=True)
-class _Select:
-    distinct: bool
-    targets: tuple[_Target, ...]
-    from_items: tuple[_FromItem, ...]
-    where: Node | None
-    group: tuple[Node, ...]
-    having: Node | None
-    order: tuple[_Sort, ...]
-    offset: Node | None
-    limit: Node | None
-
-
-@dataclass(frozen=True, slots=True)
-class _SetOp:
-    op: str
-    all: bool
-    left: _Query
-    right: _Query
-
-
-_Query = _Select | _SetOp
 
 
 @dataclass(slots=True)
 class _Level:
     """One query level being analyzed: its range variables and the refnames of it and its finished children."""
 
-    rtes: list[_Rte]
+    rtes: list[Rte]
     names: set[str]
     merged: dict[str, Var] = field(default_factory=dict)  # USING columns: what an unqualified name means
 
@@ -151,7 +90,7 @@ class _Analyzer:
         self.schema = schema.name
         self.stack: list[_Level] = []
 
-    def query(self, e: exp.Expression, outer: Scope | None = None, sublink: bool = False) -> _Query:
+    def query(self, e: exp.Expression, outer: Scope | None = None, sublink: bool = False) -> Query:
         if isinstance(e, exp.Subquery) and not e.alias:
             return self.query(e.this, outer, sublink)
         if isinstance(e, exp.Union | exp.Intersect | exp.Except):
@@ -159,7 +98,7 @@ class _Analyzer:
                 raise Unsupported("set operation modifiers")
             op = {exp.Union: "UNION", exp.Intersect: "INTERSECT", exp.Except: "EXCEPT"}[type(e)]
             left, right = self.query(e.this, outer, sublink), self.query(e.expression, outer, sublink)
-            return _SetOp(op, not e.args.get("distinct"), left, right)
+            return SetOpQuery(op, not e.args.get("distinct"), left, right)
         if isinstance(e, exp.Select):
             level = _Level([], set())
             self.stack.append(level)
@@ -175,11 +114,11 @@ class _Analyzer:
         query = self.query(e, scope, sublink=True)
         return query, tuple(t for _, t in _columns_of(query))
 
-    def _typer(self, rtes: list[_Rte], outer: Scope | None) -> Typer:
+    def _typer(self, rtes: list[Rte], outer: Scope | None) -> Typer:
         scope = _scope(rtes, outer, self.stack[-1].merged)
         return Typer(scope, subquery=lambda e: self._subquery(e, scope))
 
-    def select(self, e: exp.Select, rtes: list[_Rte], outer: Scope | None, sublink: bool) -> _Select:
+    def select(self, e: exp.Select, rtes: list[Rte], outer: Scope | None, sublink: bool) -> SelectQuery:
         unsupported = ("with_", "with", "windows", "qualify", "locks", "sample", "kind", "into", "distribute", "sort")
         distinct = e.args.get("distinct")
         if any(e.args.get(k) for k in unsupported) or (distinct is not None and distinct.args.get("on")):
@@ -192,7 +131,7 @@ class _Analyzer:
         group = e.args.get("group")
         if group is not None and any(group.args.get(k) for k in ("grouping_sets", "cube", "rollup", "totals")):
             raise Unsupported("grouping sets")
-        return _Select(
+        return SelectQuery(
             distinct=e.args.get("distinct") is not None,
             targets=targets,
             from_items=from_items,
@@ -216,13 +155,13 @@ class _Analyzer:
             raise Unsupported("LIMIT value")
         return node
 
-    def _from(self, e: exp.Select, rtes: list[_Rte], outer: Scope | None) -> tuple[_FromItem, ...]:
+    def _from(self, e: exp.Select, rtes: list[Rte], outer: Scope | None) -> tuple[FromItem, ...]:
         from_ = e.args.get("from_") or e.args.get("from")
         if from_ is None:
             if e.args.get("joins"):
                 raise Unsupported("joins without FROM")
             return ()
-        items: list[_FromItem] = [self._item(from_.this, rtes)]
+        items: list[FromItem] = [self._item(from_.this, rtes)]
         for join in e.args.get("joins") or []:
             if join.args.get("method") or join.args.get("global_"):
                 raise Unsupported("join shape")
@@ -244,10 +183,10 @@ class _Analyzer:
             if on is None and side:
                 raise Unsupported("outer join without ON")
             condition = None if on is None else self._typer(rtes, outer).boolean(on)
-            items[-1] = _Join(name, items[-1], right, condition, (), (*items[-1].columns, *right.columns))
+            items[-1] = FromJoin(name, items[-1], right, condition, (), (*items[-1].columns, *right.columns))
         return tuple(items)
 
-    def _using(self, kind: str, left: _FromItem, right: _FromItem, using: tuple[str, ...]) -> _Join:
+    def _using(self, kind: str, left: FromItem, right: FromItem, using: tuple[str, ...]) -> FromJoin:
         """A USING join: each merged column is the left input's (the right's for RIGHT JOIN, the bare name for FULL
         JOIN, whose value is either side's); `*` lists the merged columns first."""
         merged: list[tuple[str, Var]] = []
@@ -260,9 +199,9 @@ class _Analyzer:
             merged.append((name, chosen))
             self.stack[-1].merged[name] = chosen
         rest = tuple((n, v) for side in (left, right) for n, v in side.columns if n not in using)
-        return _Join(kind, left, right, None, using, (*merged, *rest))
+        return FromJoin(kind, left, right, None, using, (*merged, *rest))
 
-    def _item(self, e: exp.Expression, rtes: list[_Rte]) -> _FromItem:
+    def _item(self, e: exp.Expression, rtes: list[Rte]) -> FromItem:
         alias = e.args.get("alias")
         if alias is not None and alias.columns:
             raise Unsupported("column aliases")
@@ -271,19 +210,19 @@ class _Analyzer:
             if not alias_name:
                 raise Unsupported("unaliased subquery")
             query = self.query(e.this)
-            rte = _Rte(alias_name, tuple((n or "?column?", t) for n, t in _columns_of(query)))
+            rte = Rte(alias_name, tuple((n or "?column?", t) for n, t in _columns_of(query)))
             self._add(rte)
-            return _Subquery(query, alias_name, _rte_columns(rte))
+            return FromSubquery(query, alias_name, _rte_columns(rte))
         if not isinstance(e, exp.Table) or not isinstance(e.this, exp.Identifier):
             raise Unsupported("FROM item")
         item = self._relation(e)
-        rte = _Rte(alias_name or item.name, tuple((c.name, c.type_oid) for c in item.columns))
+        rte = Rte(alias_name or item.name, tuple((c.name, c.type_oid) for c in item.columns))
         self._add(rte)
         schema = self.state.schemas[item.schema_id].name
         name = (
             quote_ident(item.name) if schema in _VISIBLE_SCHEMAS else f"{quote_ident(schema)}.{quote_ident(item.name)}"
         )
-        return _Relation(name, alias_name if alias_name not in (None, item.name) else None, _rte_columns(rte))
+        return FromRelation(name, alias_name if alias_name not in (None, item.name) else None, _rte_columns(rte))
 
     def _relation(self, table: exp.Table) -> Item:
         if table.catalog and table.catalog != self.database:
@@ -294,7 +233,7 @@ class _Analyzer:
             raise Unsupported(f"relation {table.sql()}")
         return item
 
-    def _add(self, rte: _Rte) -> None:
+    def _add(self, rte: Rte) -> None:
         level = self.stack[-1]
         outer = (r.refname for ancestor in self.stack[:-1] for r in ancestor.rtes)
         if rte.refname in level.names or rte.refname in outer:
@@ -303,9 +242,9 @@ class _Analyzer:
         level.names.add(rte.refname)
 
     def _targets(
-        self, e: exp.Select, rtes: list[_Rte], from_items: tuple[_FromItem, ...], typer: Typer, sublink: bool
-    ) -> tuple[_Target, ...]:
-        targets: list[_Target] = []
+        self, e: exp.Select, rtes: list[Rte], from_items: tuple[FromItem, ...], typer: Typer, sublink: bool
+    ) -> tuple[Target, ...]:
+        targets: list[Target] = []
         for projection in e.expressions:
             if isinstance(projection, exp.Star) or (
                 isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)
@@ -318,16 +257,16 @@ class _Analyzer:
                 )
                 if not chosen or projection.args.get("except") or projection.args.get("replace"):
                     raise Unsupported("star")
-                targets.extend(_Target(var, name) for columns in chosen for name, var in columns)
+                targets.extend(Target(var, name) for columns in chosen for name, var in columns)
                 continue
             value = projection.this if isinstance(projection, exp.Alias) else projection
             node = typer.node(value)
             node = coerce(node, TEXT) if node.type == UNKNOWN else node
             name: str | None = projection.alias if isinstance(projection, exp.Alias) else _column_name(node)
-            targets.append(_Target(node, None if sublink and name == "?column?" else name))
+            targets.append(Target(node, None if sublink and name == "?column?" else name))
         return tuple(targets)
 
-    def _by_target(self, e: exp.Expression, targets: tuple[_Target, ...], prefer_alias: bool) -> Node | None:
+    def _by_target(self, e: exp.Expression, targets: tuple[Target, ...], prefer_alias: bool) -> Node | None:
         if isinstance(e, exp.Literal) and not e.is_string and e.this.isdigit():
             position = int(e.this)
             if not 1 <= position <= len(targets):
@@ -338,7 +277,7 @@ class _Analyzer:
             return named[0] if len(named) == 1 else None
         return None
 
-    def _group_item(self, e: exp.Expression, targets: tuple[_Target, ...], typer: Typer) -> Node:
+    def _group_item(self, e: exp.Expression, targets: tuple[Target, ...], typer: Typer) -> Node:
         found = self._by_target(e, targets, prefer_alias=False)
         if found is not None:
             return found
@@ -350,17 +289,17 @@ class _Analyzer:
                 raise
             return alias
 
-    def _sort(self, e: exp.Ordered, targets: tuple[_Target, ...], typer: Typer) -> _Sort:
+    def _sort(self, e: exp.Ordered, targets: tuple[Target, ...], typer: Typer) -> Sort:
         found = self._by_target(e.this, targets, prefer_alias=True)
         node = found if found is not None else typer.node(e.this)
-        return _Sort(node, bool(e.args.get("desc")), bool(e.args.get("nulls_first")))
+        return Sort(node, bool(e.args.get("desc")), bool(e.args.get("nulls_first")))
 
 
-def _rte_columns(rte: _Rte) -> _Columns:
+def _rte_columns(rte: Rte) -> Columns:
     return tuple((name, Var(rte.refname, name, type_oid)) for name, type_oid in rte.columns)
 
 
-def _scope(rtes: list[_Rte], outer: Scope | None, merged: dict[str, Var]) -> Scope:
+def _scope(rtes: list[Rte], outer: Scope | None, merged: dict[str, Var]) -> Scope:
     """Column resolution in a level's range variables (an unqualified USING column is the merged one), then
     (correlated references) in the enclosing levels."""
 
@@ -385,171 +324,15 @@ def _column_name(node: Node) -> str:
     if isinstance(node, Func):
         return node.name.rstrip("()").lower()
     if isinstance(node, SubLink) and node.kind in ("EXISTS", "EXPR"):
-        first = _columns_of(node.query)[0][0] if isinstance(node.query, _Select | _SetOp) else None
+        first = _columns_of(node.query)[0][0] if isinstance(node.query, SelectQuery | SetOpQuery) else None
         return "exists" if node.kind == "EXISTS" else first or "?column?"
     return "?column?"
 
 
-def _columns_of(query: _Query) -> tuple[tuple[str | None, int], ...]:
-    while isinstance(query, _SetOp):
+def _columns_of(query: Query) -> tuple[tuple[str | None, int], ...]:
+    while isinstance(query, SetOpQuery):
         query = query.left
     return tuple((t.name, t.node.type) for t in query.targets)
-
-
-class _Printer:
-    """get_query_def and friends over the analyzed query; `wrap` is the wrap column (0: every target and FROM item
-    on its own line, as pg_get_viewdef(oid[, pretty]) prints them)."""
-
-    def __init__(self, pretty: bool, wrap: int) -> None:
-        self.pretty = pretty
-        self.wrap = wrap
-
-    def overflows(self, buf: Buf, text: str) -> bool:
-        """Whether `text` appended to the current line of `buf` would pass the wrap column."""
-        return len(buf.text) - (buf.text.rfind("\n") + 1) + len(text) > self.wrap
-
-    def query(self, q: _Query, buf: Buf, names: list[str] | None) -> None:
-        saved = buf.level
-        if isinstance(q, _Select):
-            self.select(q, buf, names)
-        else:
-            self.setop(q, buf, names)
-        buf.level = saved
-
-    def sublink(self, query: object, buf: Buf) -> None:
-        """A SubLink's query, at the current indentation level, its columns named by their own names."""
-        if not isinstance(query, _Select | _SetOp):
-            raise TypeError(f"not a query: {query!r}")
-        self.query(query, buf, None)
-
-    def select(self, q: _Select, buf: Buf, names: list[str] | None) -> None:
-        buf.level += _STD
-        buf.add(" SELECT" + (" DISTINCT" if q.distinct else ""))
-        self.targets(q, buf, names)
-        for i, item in enumerate(q.from_items):
-            if i == 0:
-                buf.context_keyword(" FROM ", -_STD, _STD, 2)
-                self.from_item(item, buf)
-                continue
-            buf.add(", ")
-            sub = buf.sub()
-            self.from_item(item, sub)
-            if sub.text.startswith("\n"):
-                buf.trim()
-            elif self.overflows(buf, sub.text):
-                buf.context_keyword("", -_STD, _STD, _VAR)
-            buf.add(sub.text)
-        if q.where is not None:
-            buf.context_keyword(" WHERE ", -_STD, _STD, 1)
-            render(q.where, buf, self.pretty, False)
-        if q.group:
-            buf.context_keyword(" GROUP BY ", -_STD, _STD, 1)
-            for i, node in enumerate(q.group):
-                buf.add(", " if i else "")
-                self.sort_expression(node, buf)
-        if q.having is not None:
-            buf.context_keyword(" HAVING ", -_STD, _STD, 0)
-            render(q.having, buf, self.pretty, False)
-        if q.order:
-            buf.context_keyword(" ORDER BY ", -_STD, _STD, 1)
-            for i, sort in enumerate(q.order):
-                buf.add(", " if i else "")
-                self.sort_expression(sort.node, buf)
-                if sort.desc:
-                    buf.add(" DESC" + ("" if sort.nulls_first else " NULLS LAST"))
-                elif sort.nulls_first:
-                    buf.add(" NULLS FIRST")
-        for keyword, count in ((" OFFSET ", q.offset), (" LIMIT ", q.limit)):
-            if count is not None:
-                buf.context_keyword(keyword, -_STD, _STD, 0)
-                render(count, buf, self.pretty, False)
-
-    def targets(self, q: _Select, buf: Buf, names: list[str] | None) -> None:
-        if names is not None and len(names) != len(q.targets):
-            raise Unsupported("column count")
-        multiline = False
-        for i, target in enumerate(q.targets):
-            buf.add(", " if i else " ")
-            sub = buf.sub()
-            render(target.node, sub, self.pretty, True)
-            name: str | None = names[i] if names is not None else target.name
-            own = target.node.column if isinstance(target.node, Var) else None
-            text = sub.text + ("" if name is None or own == name else f" AS {quote_ident(name)}")
-            if text.startswith("\n"):
-                buf.trim()
-            elif i and (multiline or self.overflows(buf, text)):
-                buf.context_keyword("", -_STD, _STD, _VAR)
-            multiline = "\n" in text.lstrip("\n")
-            buf.add(text)
-
-    def sort_expression(self, node: Node, buf: Buf) -> None:
-        """get_rule_sortgroupclause: constants labeled, function-like expressions parenthesized."""
-        if isinstance(node, Const):
-            render_const(node, buf, 1)
-            return
-        if isinstance(node, Var):
-            render(node, buf, self.pretty, True)
-            return
-        function_like = (isinstance(node, Func) and not node.keyword and node.name != "COALESCE") or (
-            isinstance(node, Cast) and node.kind == "func"
-        )
-        paren = self.pretty or function_like
-        buf.add("(" if paren else "")
-        render(node, buf, self.pretty, True)
-        buf.add(")" if paren else "")
-
-    def from_item(self, item: _FromItem, buf: Buf) -> None:
-        if isinstance(item, _Relation):
-            buf.add(item.sql + (f" {quote_ident(item.alias)}" if item.alias else ""))
-        elif isinstance(item, _Subquery):
-            buf.add("(")
-            self.query(item.query, buf, None)
-            buf.add(f") {quote_ident(item.alias)}")
-        else:
-            paren_right = self.pretty and isinstance(item.right, _Join)
-            buf.add("" if self.pretty else "(")
-            self.from_item(item.left, buf)
-            buf.context_keyword(f" {item.kind} ", -_STD, _STD, _JOIN)
-            buf.add("(" if paren_right else "")
-            self.from_item(item.right, buf)
-            buf.add(")" if paren_right else "")
-            if item.using:
-                buf.add(f" USING ({', '.join(quote_ident(name) for name in item.using)})")
-            elif item.on is not None:
-                buf.add(" ON " + ("" if self.pretty else "("))
-                render(item.on, buf, self.pretty, False)
-                buf.add("" if self.pretty else ")")
-            buf.add("" if self.pretty else ")")
-
-    def setop(self, q: _SetOp, buf: Buf, names: list[str] | None) -> None:
-        """get_setop_query."""
-        left_paren = isinstance(q.left, _SetOp) and (q.left.op, q.left.all) != (q.op, q.all)
-        if left_paren:
-            buf.add("(")
-            buf.context_keyword("", _STD, 0, 0)
-        self.setop_input(q.left, buf, names)
-        if left_paren:
-            buf.context_keyword(") ", -_STD, 0, 0)
-        else:
-            buf.context_keyword("", 0, 0, 0)
-        buf.add(q.op + " " + ("ALL " if q.all else ""))
-        right_paren = isinstance(q.right, _SetOp)
-        indent = _STD if right_paren else 0
-        buf.add("(" if right_paren else "")
-        buf.context_keyword("", indent, 0, 0)
-        self.setop_input(q.right, buf, names)
-        buf.level -= indent
-        if right_paren:
-            buf.context_keyword(")", 0, 0, 0)
-
-    def setop_input(self, q: _Query, buf: Buf, names: list[str] | None) -> None:
-        if isinstance(q, _SetOp):
-            self.setop(q, buf, names)
-            return
-        paren = bool(q.order or q.offset or q.limit)
-        buf.add("(" if paren else "")
-        self.query(q, buf, names)
-        buf.add(")" if paren else "")
 
 
 _CACHE: dict[tuple[Item, bool, int], str] = {}
@@ -575,7 +358,7 @@ def _deparse(state: CatalogState, view: Item, pretty: bool, wrap: int = 0) -> st
         if not isinstance(body, exp.Expression):
             raise Unsupported("not a query")
         query = _Analyzer(state, view).query(body)
-        printer = _Printer(pretty, wrap)
+        printer = Printer(pretty, wrap)
         buf = Buf(0, printer.sublink)
         printer.query(query, buf, [c.name for c in view.columns])
         return buf.text + ";"

@@ -1,25 +1,21 @@
-"""The builtin pg_catalog relations sparkwire serves, declared as data (see `builtins_relation`): name, OID, columns
-with their PostgreSQL 15 types, and rows as functions of a `CatalogState`.
+"""The builtin pg_catalog relations sparkwire serves, declared as data (see `relation.py`): name, OID, columns with
+their PostgreSQL 15 types, and rows as functions of a `CatalogState`.
 
 Contract: `BUILTIN_RELATIONS` lists the pg_catalog relations defined here; the ones that describe catalog items
-(pg_class, pg_attribute, …) live in `builtins_pg_items`, information_schema in `builtins_info`, mz_catalog in
-`builtins_mz`. Code-defined rows: pg_type from the pgtypes registry (every type sparkwire speaks, with PostgreSQL
-15's exact pg_type values — `_TYPE_DETAILS` carries what the registry does not; `type_details` serves pg_attribute),
-pg_am, pg_opfamily and pg_opclass (PostgreSQL 15's for those access methods, owned by the builtin owner:
-pg_opclasses.py), pg_collation, pg_tablespace, pg_language; pg_proc lists the builtin functions those rows name by
-regproc (types' I/O functions, access method handlers: `pgtypes.functions`), so that joins such as Npgsql's
-`pg_proc.oid = pg_type.typreceive` find them (the rewrite compares regproc columns by OID, see
-engine/introspection/regprocs.py); pg_sequence and `_EMPTY_RELATIONS` have PostgreSQL 15's columns and no rows
+(pg_class, pg_attribute, …) live in `pg_items.py`, information_schema in `info.py`, mz_catalog in `mz.py`. Code-
+defined rows: pg_type (`pg_type.py`), pg_am, pg_opfamily and pg_opclass (PostgreSQL 15's for those access methods,
+owned by the builtin owner: pg_opclasses.py), pg_collation, pg_tablespace, pg_language; pg_proc lists the builtin
+functions those rows name by regproc (types' I/O functions, access method handlers: `pgtypes.functions`), so that
+joins such as Npgsql's `pg_proc.oid = pg_type.typreceive` find them (the rewrite compares regproc columns by OID,
+see introspection/regprocs.py); pg_sequence and `_EMPTY_RELATIONS` have PostgreSQL 15's columns and no rows
 (sparkwire has no user-defined functions or sequences). Catalog-defined rows: pg_namespace (builtin and user
 schemas), pg_roles / pg_user / pg_authid (superusers only, as in PostgreSQL) / pg_auth_members (roles; rolcreaterole
-/ rolcreatedb are the CREATEROLE / CREATEDB system privileges), pg_database. `BOOTSTRAP_OIDS` are the OIDs
-`Catalog._bootstrap` assigns on first open (role `materialize`, database `materialize`, schema `public` —
-sparkwire's own OIDs, not PostgreSQL's 2200). pg_stat_activity's rows (one per session) come from
-`engine.introspection.sessions`; pg_settings's from another layer: `settings_rows(definitions)` turns the planner's
-variables into its rows, and its `setting` column is per session, so the store holds NULL there and the rewrite
-computes it with current_setting(). pg_catalog describes every database's schemas at once (sessions connect to one
-database today). `TABLE_FUNCTIONS` are the rows of pg_catalog's table functions, declared like relations:
-pg_get_keywords() (pg_keywords.py).
+/ rolcreatedb are the CREATEROLE / CREATEDB system privileges), pg_database. The fixed OIDs are in `pg_oids.py`.
+pg_stat_activity's rows (one per session) come from `introspection.sessions`; pg_settings's from another layer:
+`settings_rows(definitions)` turns the planner's variables into its rows, and its `setting` column is per session,
+so the store holds NULL there and the rewrite computes it with current_setting(). pg_catalog describes every
+database's schemas at once (sessions connect to one database today). `TABLE_FUNCTIONS` are the rows of pg_catalog's
+table functions, declared like relations: pg_get_keywords() (pg_keywords.py).
 """
 
 from __future__ import annotations
@@ -27,187 +23,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sparkwire.catalog.builtins import BUILTIN_ROLES
 from sparkwire.catalog.objects import SYSTEM_OBJECT, ObjectRef
 from sparkwire.catalog.relations.pg_keywords import BARE_LABELS, CATEGORIES, KEYWORDS
+from sparkwire.catalog.relations.pg_oids import (
+    BUILTIN_OWNER_OID,
+    DEFAULT_COLLATION_OID,
+    DEFAULT_TABLESPACE_OID,
+    PG_CATALOG_OID,
+    UTF8_ENCODING,
+)
 from sparkwire.catalog.relations.pg_opclasses import OPCLASSES, OPFAMILIES
+from sparkwire.catalog.relations.pg_type import PG_TYPE_COLUMNS, pg_type_rows
 from sparkwire.catalog.relations.relation import BuiltinRelation, Row, Sensitivity, names_of, no_rows, parse_columns
 from sparkwire.catalog.state import CatalogState
 from sparkwire.pgtypes.functions import BUILTIN_FUNCTIONS
-from sparkwire.pgtypes.registry import PgType, all_types
-
-PG_CATALOG_OID = 11
-# What `Catalog._bootstrap` assigns on first open (FIRST_USER_OID onwards, in creation order).
-BOOTSTRAP_OIDS = {"role": 20000, "database": 20001, "schema": 20002}
-BUILTIN_OWNER_OID = next(r.oid for r in BUILTIN_ROLES if r.name == "mz_system")
-UTF8_ENCODING = 6
-DEFAULT_COLLATION_OID = 100
-DEFAULT_TABLESPACE_OID = 1663
-_RECORD = 2249
-
-
-# ---- pg_type --------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class TypeDetails:
-    """pg_type values the registry does not carry. `io` is the stem of the I/O functions: `bool` → boolin, boolout,
-    boolrecv, boolsend; `date_` → date_in, …; `modifiers` the stem of typmodin/typmodout."""
-
-    byval: bool
-    io: str
-    align: str
-    storage: str
-    typtype: str = "b"
-    preferred: bool = False
-    modifiers: str = ""
-    collation: int = 0
-    subscript: str = "-"
-    element: int = 0
-
-
-_TYPE_DETAILS: dict[int, TypeDetails] = {
-    16: TypeDetails(True, "bool", "c", "p", preferred=True),
-    17: TypeDetails(False, "bytea", "i", "x"),
-    18: TypeDetails(True, "char", "c", "p"),
-    19: TypeDetails(False, "name", "c", "p", collation=950, subscript="raw_array_subscript_handler", element=18),
-    20: TypeDetails(True, "int8", "d", "p"),
-    21: TypeDetails(True, "int2", "s", "p"),
-    22: TypeDetails(False, "int2vector", "i", "p", subscript="array_subscript_handler", element=21),
-    23: TypeDetails(True, "int4", "i", "p"),
-    24: TypeDetails(True, "regproc", "i", "p"),
-    25: TypeDetails(False, "text", "i", "x", preferred=True, collation=DEFAULT_COLLATION_OID),
-    26: TypeDetails(True, "oid", "i", "p", preferred=True),
-    28: TypeDetails(True, "xid", "i", "p"),
-    30: TypeDetails(False, "oidvector", "i", "p", subscript="array_subscript_handler", element=26),
-    114: TypeDetails(False, "json_", "i", "x"),
-    142: TypeDetails(False, "xml_", "i", "x"),
-    194: TypeDetails(False, "pg_node_tree_", "i", "x", collation=DEFAULT_COLLATION_OID),
-    700: TypeDetails(True, "float4", "i", "p"),
-    701: TypeDetails(True, "float8", "d", "p", preferred=True),
-    705: TypeDetails(False, "unknown", "c", "p", typtype="p"),
-    1042: TypeDetails(False, "bpchar", "i", "x", modifiers="bpchar", collation=DEFAULT_COLLATION_OID),
-    1043: TypeDetails(False, "varchar", "i", "x", modifiers="varchar", collation=DEFAULT_COLLATION_OID),
-    1082: TypeDetails(True, "date_", "i", "p"),
-    1083: TypeDetails(True, "time_", "d", "p", modifiers="time"),
-    1114: TypeDetails(True, "timestamp_", "d", "p", modifiers="timestamp"),
-    1184: TypeDetails(True, "timestamptz_", "d", "p", preferred=True, modifiers="timestamptz"),
-    1186: TypeDetails(False, "interval_", "d", "p", preferred=True, modifiers="interval"),
-    1266: TypeDetails(False, "timetz_", "d", "p", modifiers="timetz"),
-    1700: TypeDetails(False, "numeric_", "i", "m", modifiers="numeric"),
-    2205: TypeDetails(True, "regclass", "i", "p"),
-    2206: TypeDetails(True, "regtype", "i", "p"),
-    4089: TypeDetails(True, "regnamespace", "i", "p"),
-    4096: TypeDetails(True, "regrole", "i", "p"),
-    2249: TypeDetails(False, "record_", "d", "x", typtype="p"),
-    2278: TypeDetails(True, "void_", "i", "p", typtype="p"),
-    2950: TypeDetails(False, "uuid_", "c", "p"),
-    3802: TypeDetails(False, "jsonb_", "i", "x", subscript="jsonb_subscript_handler"),
-}
-
-PG_TYPE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("oid", "oid"),
-    ("typname", "name"),
-    ("typnamespace", "oid"),
-    ("typowner", "oid"),
-    ("typlen", "smallint"),
-    ("typbyval", "boolean"),
-    ("typtype", '"char"'),
-    ("typcategory", '"char"'),
-    ("typispreferred", "boolean"),
-    ("typisdefined", "boolean"),
-    ("typdelim", '"char"'),
-    ("typrelid", "oid"),
-    ("typsubscript", "regproc"),
-    ("typelem", "oid"),
-    ("typarray", "oid"),
-    ("typinput", "regproc"),
-    ("typoutput", "regproc"),
-    ("typreceive", "regproc"),
-    ("typsend", "regproc"),
-    ("typmodin", "regproc"),
-    ("typmodout", "regproc"),
-    ("typanalyze", "regproc"),
-    ("typalign", '"char"'),
-    ("typstorage", '"char"'),
-    ("typnotnull", "boolean"),
-    ("typbasetype", "oid"),
-    ("typtypmod", "integer"),
-    ("typndims", "integer"),
-    ("typcollation", "oid"),
-    ("typdefaultbin", "pg_node_tree"),
-    ("typdefault", "text"),
-    ("typacl", "aclitem[]"),
-)
-
-
-def _io(stem: str) -> tuple[str, str, str, str]:
-    return stem + "in", stem + "out", stem + "recv", stem + "send"
-
-
-def _modifier_functions(stem: str) -> tuple[str, str]:
-    return (stem + "typmodin", stem + "typmodout") if stem else ("-", "-")
-
-
-def type_details(t: PgType) -> TypeDetails:
-    """The pg_type values of `t` that the registry does not carry (array types derive theirs from the element)."""
-    if t.is_array or t.name == "_record":  # the registry gives _record no element; pg_type says record
-        element_oid = t.element_oid or _RECORD
-        element = _TYPE_DETAILS[element_oid]
-        return TypeDetails(
-            byval=False,
-            io="array_",
-            align="d" if element.align == "d" else "i",
-            storage="x",
-            typtype="p" if t.name == "_record" else "b",
-            modifiers=element.modifiers if t.is_array else "",
-            collation=element.collation if t.is_array else 0,
-            subscript="array_subscript_handler",
-            element=element_oid,
-        )
-    return _TYPE_DETAILS[t.oid]
-
-
-def _pg_type_row(t: PgType) -> Row:
-    details = type_details(t)
-    analyze = "array_typanalyze" if details.io == "array_" else "-"
-    modin, modout = _modifier_functions(details.modifiers)
-    return (
-        t.oid,
-        t.name,
-        PG_CATALOG_OID,
-        BUILTIN_OWNER_OID,
-        t.typlen,
-        details.byval,
-        details.typtype,
-        t.category,
-        details.preferred,
-        True,
-        ",",
-        0,
-        details.subscript,
-        details.element,
-        t.array_oid,
-        *_io(details.io),
-        modin,
-        modout,
-        analyze,
-        details.align,
-        details.storage,
-        False,
-        0,
-        -1,
-        0,
-        details.collation,
-        None,
-        None,
-        None,
-    )
-
-
-def _pg_type_rows(state: CatalogState) -> list[Row]:
-    return [_pg_type_row(t) for t in sorted(all_types(), key=lambda t: t.oid)]
-
 
 # ---- namespaces, roles, databases -----------------------------------------------------------------------------
 
@@ -460,7 +289,7 @@ def _pg(
 
 
 BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
-    BuiltinRelation("pg_catalog", "pg_type", 1247, PG_TYPE_COLUMNS, _pg_type_rows, from_state=False),
+    BuiltinRelation("pg_catalog", "pg_type", 1247, PG_TYPE_COLUMNS, pg_type_rows, from_state=False),
     _pg("pg_namespace", 2615, "oid oid, nspname name, nspowner oid, nspacl aclitem[]", _pg_namespace_rows),
     _pg(
         "pg_range",

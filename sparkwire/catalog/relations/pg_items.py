@@ -32,10 +32,12 @@ from sqlglot import exp
 from sparkwire.catalog.objects import Column, Item, ObjectRef
 from sparkwire.catalog.relations.deparse import column_default, view_definition_text
 from sparkwire.catalog.relations.info import INFO_RELATIONS
-from sparkwire.catalog.relations.pg import BUILTIN_OWNER_OID, BUILTIN_RELATIONS, type_details
+from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.catalog.relations.pg_keys import is_key_index, key_indexes, pg_constraint_rows
+from sparkwire.catalog.relations.pg_oids import BUILTIN_OWNER_OID
 from sparkwire.catalog.relations.pg_opclasses import DEFAULT_BTREE_OPCLASSES
 from sparkwire.catalog.relations.pg_system import system_relations
+from sparkwire.catalog.relations.pg_type import type_details
 from sparkwire.catalog.relations.relation import (
     BuiltinRelation,
     Row,

@@ -41,7 +41,7 @@ from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fas
 from sparkwire.planner.execute.spark_exec import ReadContext
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import ddl as g
-from sparkwire.planner.grammar.ddl import ShowColumns, ShowCreate, ShowObjects
+from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.planning.plan import Plan
 from sparkwire.planner.security.privileges import check_dml, check_ops, check_read, check_write
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl

@@ -23,45 +23,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sparkwire import errors as e
-from sparkwire.catalog.relations.relation import quote_ident
-from sparkwire.planner.grammar.tokens import Parser
+from sparkwire.planner.grammar.ddl_parser import DdlParser, Name, RelationKind, quote, relation_kind
+from sparkwire.planner.grammar.show import ShowStatement, parse_show
 
-RelationKind = Literal["table", "view", "materialized-view", "index"]
 DropKind = Literal["table", "view", "materialized-view", "index", "schema"]
-ShowWhat = Literal["tables", "views", "materialized-views", "indexes", "schemas", "databases", "clusters", "objects"]
 
-
-
-def quote(name: str) -> str:
-    """An identifier as SQL: bare when PostgreSQL would read it back unchanged, else double-quoted (PostgreSQL's
-    quote_ident, keywords included)."""
-    return quote_ident(name)
-
-
-@dataclass(frozen=True, slots=True)
-class Name:
-    """A possibly qualified object name: (name,), (schema, name) or (database, schema, name)."""
-
-    parts: tuple[str, ...]
-
-    @property
-    def name(self) -> str:
-        return self.parts[-1]
-
-    @property
-    def schema(self) -> str | None:
-        return self.parts[-2] if len(self.parts) >= 2 else None
-
-    @property
-    def database(self) -> str | None:
-        return self.parts[-3] if len(self.parts) >= 3 else None
-
-    @property
-    def written(self) -> str:
-        return ".".join(self.parts)
-
-    def sql(self) -> str:
-        return ".".join(quote(p) for p in self.parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,33 +110,9 @@ class AlterRename:
     if_exists: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class ShowObjects:
-    what: ShowWhat
-    from_: Name | None = None  # FROM schema (FROM database for SCHEMAS)
-    on: Name | None = None  # SHOW INDEXES ON obj
-    cluster: str | None = None  # IN CLUSTER c
-    like: str | None = None
-    where: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ShowColumns:
-    name: Name
-    like: str | None = None
-    where: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ShowCreate:
-    kind: RelationKind
-    name: Name
-
-
 DdlStatement = (
     CreateTable | CreateView | CreateIndex | CreateSchema | CreateCluster | DropCluster | DropObjects | AlterRename
 )
-ShowStatement = ShowObjects | ShowColumns | ShowCreate
 Statement = DdlStatement | ShowStatement
 
 # Words that end a column type or a DEFAULT expression inside a column definition.
@@ -190,97 +132,6 @@ _OTHER_OBJECT_WORDS = """sequence type function procedure trigger extension doma
 _OTHER_OBJECTS = frozenset(_OTHER_OBJECT_WORDS.split())
 
 
-class _DdlParser(Parser):
-    def __init__(self, sql: str) -> None:
-        super().__init__(sql)
-        if self.tokens and self.tokens[-1].kind == "op" and self.tokens[-1].text == ";":
-            self.tokens.pop()
-
-    def word(self) -> str | None:
-        t = self.peek()
-        return t.text if t is not None and t.kind == "word" else None
-
-    def at_op(self, op: str) -> bool:
-        t = self.peek()
-        return t is not None and t.kind == "op" and t.text == op
-
-    def object_name(self) -> Name:
-        parts = [self.name()]
-        while self.accept_op("."):
-            parts.append(self.name())
-        if len(parts) > 3:
-            raise e.SyntaxError(f"improper qualified name (too many dotted names): {'.'.join(parts)}")
-        return Name(tuple(parts))
-
-    def name_list(self) -> tuple[str, ...]:
-        self.expect_op("(")
-        names = [self.name()]
-        while self.accept_op(","):
-            names.append(self.name())
-        self.expect_op(")")
-        return tuple(names)
-
-    def source_until(self, stop_words: frozenset[str], *, first_free: bool = False) -> tuple[str, int]:
-        """Source text up to a depth-0 `,`/`)` or stop word (the first token may be a stop word when
-        `first_free`); returns (text, 1-based position)."""
-        start = self.peek()
-        if start is None:
-            raise self.error()
-        depth = 0
-        end = start.end
-        taken = 0
-        while (t := self.peek()) is not None:
-            if depth == 0 and t.kind == "op" and t.text in ",)":
-                break
-            if depth == 0 and t.kind == "word" and t.text in stop_words and (taken or not first_free):
-                break
-            if t.kind == "op" and t.text in "([":
-                depth += 1
-            elif t.kind == "op" and t.text in ")]":
-                depth -= 1
-            end = t.end
-            taken += 1
-            self.i += 1
-        if not taken:
-            raise self.error()
-        return self.sql[start.start : end], start.start + 1
-
-    def skip_balanced(self) -> None:
-        """Skip a parenthesized group (the current token is its `(`)."""
-        depth = 0
-        while (t := self.peek()) is not None:
-            self.i += 1
-            if t.kind == "op" and t.text == "(":
-                depth += 1
-            elif t.kind == "op" and t.text == ")":
-                depth -= 1
-                if depth == 0:
-                    return
-        raise self.error()
-
-    def query_rest(self) -> tuple[str, int]:
-        t = self.peek()
-        if t is None:
-            raise self.error()
-        last = self.tokens[-1]
-        self.i = len(self.tokens)
-        return self.sql[t.start : last.end], t.start
-
-    def like_or_where(self) -> tuple[str | None, str | None]:
-        if self.accept("like"):
-            t = self.peek()
-            if t is None or t.kind != "string":
-                raise self.error()
-            self.i += 1
-            self.end()
-            return t.text, None
-        if self.accept("where"):
-            text, _ = self.query_rest()
-            return None, text
-        self.end()
-        return None, None
-
-
 def _unsupported(what: str) -> e.PgError:
     return e.FeatureNotSupported(f"{what} is not supported")
 
@@ -288,7 +139,7 @@ def _unsupported(what: str) -> e.PgError:
 # ---- CREATE -----------------------------------------------------------------------------------------------
 
 
-def _column_constraints(p: _DdlParser, column: ColumnDef) -> ColumnDef:
+def _column_constraints(p: DdlParser, column: ColumnDef) -> ColumnDef:
     while (w := p.word()) is not None and w in _CONSTRAINT_WORDS:
         if p.accept("constraint"):
             p.name()
@@ -313,7 +164,7 @@ def _column_constraints(p: _DdlParser, column: ColumnDef) -> ColumnDef:
     return column
 
 
-def _table_constraint(p: _DdlParser) -> tuple[str, ...]:
+def _table_constraint(p: DdlParser) -> tuple[str, ...]:
     if p.accept("constraint"):
         p.name()
     if p.accept("primary", "key"):
@@ -326,7 +177,7 @@ def _table_constraint(p: _DdlParser) -> tuple[str, ...]:
     raise p.error()
 
 
-def _table_elements(p: _DdlParser) -> tuple[list[ColumnDef], list[tuple[str, ...]]]:
+def _table_elements(p: DdlParser) -> tuple[list[ColumnDef], list[tuple[str, ...]]]:
     """The column definitions and the PRIMARY KEY table constraints of `( … )`."""
     columns: list[ColumnDef] = []
     keys: list[tuple[str, ...]] = []
@@ -355,7 +206,7 @@ def _table_elements(p: _DdlParser) -> tuple[list[ColumnDef], list[tuple[str, ...
         p.expect_op(",")
 
 
-def _create_table(p: _DdlParser) -> CreateTable:
+def _create_table(p: DdlParser) -> CreateTable:
     if_not_exists = p.accept("if", "not", "exists")
     name = p.object_name()
     if p.at("as") or (p.at_op("(") and _is_name_list(p)):
@@ -375,7 +226,7 @@ def _create_table(p: _DdlParser) -> CreateTable:
     return CreateTable(name, tuple(columns), keys[0] if keys else (), if_not_exists)
 
 
-def _is_name_list(p: _DdlParser) -> bool:
+def _is_name_list(p: DdlParser) -> bool:
     """`(a, b) AS` (CTAS column names) rather than `(a int, …)` (column definitions)."""
     j = p.i + 1
     while j + 1 < len(p.tokens):
@@ -389,11 +240,11 @@ def _is_name_list(p: _DdlParser) -> bool:
     return False
 
 
-def _in_cluster(p: _DdlParser) -> str | None:
+def _in_cluster(p: DdlParser) -> str | None:
     return p.name() if p.accept("in", "cluster") else None
 
 
-def _create_view(p: _DdlParser, *, materialized: bool, replace: bool) -> CreateView:
+def _create_view(p: DdlParser, *, materialized: bool, replace: bool) -> CreateView:
     if_not_exists = p.accept("if", "not", "exists")
     if if_not_exists and replace:
         raise e.SyntaxError("cannot specify both OR REPLACE and IF NOT EXISTS")
@@ -407,7 +258,7 @@ def _create_view(p: _DdlParser, *, materialized: bool, replace: bool) -> CreateV
     return CreateView(name, query, offset, columns, materialized, replace, if_not_exists, cluster)
 
 
-def _create_index(p: _DdlParser, *, default: bool) -> CreateIndex:
+def _create_index(p: DdlParser, *, default: bool) -> CreateIndex:
     if_not_exists = p.accept("if", "not", "exists")
     name = None if default or p.at("in") or p.at("on") else p.name()
     cluster = _in_cluster(p)
@@ -435,7 +286,7 @@ def _create_index(p: _DdlParser, *, default: bool) -> CreateIndex:
     return CreateIndex(on, keys, name, if_not_exists, cluster)
 
 
-def _create(p: _DdlParser) -> Statement | None:
+def _create(p: DdlParser) -> Statement | None:
     replace = p.accept("or", "replace")
     w = p.word()
     if w in ("temp", "temporary"):
@@ -477,19 +328,7 @@ def _create(p: _DdlParser) -> Statement | None:
 # ---- DROP, ALTER --------------------------------------------------------------------------------------------
 
 
-def _relation_kind(p: _DdlParser) -> RelationKind | None:
-    for words, kind in (
-        (("table",), "table"),
-        (("view",), "view"),
-        (("materialized", "view"), "materialized-view"),
-        (("index",), "index"),
-    ):
-        if p.accept(*words):
-            return kind  # type: ignore[return-value]
-    return None
-
-
-def _cascade(p: _DdlParser) -> bool:
+def _cascade(p: DdlParser) -> bool:
     cascade = p.accept("cascade")
     if not cascade:
         p.accept("restrict")
@@ -497,7 +336,7 @@ def _cascade(p: _DdlParser) -> bool:
     return cascade
 
 
-def _drop(p: _DdlParser) -> Statement | None:
+def _drop(p: DdlParser) -> Statement | None:
     w = p.word()
     if w in _NOT_OURS_DROP:
         return None
@@ -507,7 +346,7 @@ def _drop(p: _DdlParser) -> Statement | None:
         while p.accept_op(","):
             clusters.append(p.name())
         return DropCluster(tuple(clusters), if_exists, _cascade(p))
-    kind: DropKind | None = "schema" if p.accept("schema") else _relation_kind(p)
+    kind: DropKind | None = "schema" if p.accept("schema") else relation_kind(p)
     if kind is None:
         if w is None:
             raise p.error()
@@ -523,11 +362,11 @@ def _drop(p: _DdlParser) -> Statement | None:
     return DropObjects(kind, tuple(names), if_exists, _cascade(p))
 
 
-def _alter(p: _DdlParser) -> Statement | None:
+def _alter(p: DdlParser) -> Statement | None:
     w = p.word()
     if w in _NOT_OURS_ALTER:
         return None
-    kind = _relation_kind(p)
+    kind = relation_kind(p)
     if kind is None:
         if w not in _OTHER_OBJECTS and w not in ("schema", "cluster"):
             raise p.error()
@@ -547,58 +386,6 @@ def _alter(p: _DdlParser) -> Statement | None:
     raise _unsupported(f"ALTER {written} … {action}")
 
 
-# ---- SHOW -----------------------------------------------------------------------------------------------
-
-
-_SHOW_WORDS: tuple[tuple[tuple[str, ...], ShowWhat], ...] = (
-    (("tables",), "tables"),
-    (("views",), "views"),
-    (("materialized", "views"), "materialized-views"),
-    (("indexes",), "indexes"),
-    (("index",), "indexes"),
-    (("keys",), "indexes"),
-    (("schemas",), "schemas"),
-    (("databases",), "databases"),
-    (("clusters",), "clusters"),
-    (("objects",), "objects"),
-)
-
-
-def _show(p: _DdlParser) -> Statement | None:
-    if p.accept("create"):
-        kind = _relation_kind(p)
-        if kind is None:
-            return None
-        name = p.object_name()
-        p.end()
-        return ShowCreate(kind, name)
-    p.accept("extended")
-    p.accept("full")
-    if p.accept("columns") or p.accept("fields"):
-        if not (p.accept("from") or p.accept("in")):
-            raise p.error()
-        name = p.object_name()
-        like, where = p.like_or_where()
-        return ShowColumns(name, like, where)
-    what: ShowWhat | None = next((found for words, found in _SHOW_WORDS if p.accept(*words)), None)
-    if what is None:
-        return None
-    from_: Name | None = None
-    on: Name | None = None
-    cluster: str | None = None
-    while True:
-        if (p.accept("from") or p.accept("in")) and not p.at("cluster"):
-            from_ = p.object_name()
-        elif p.accept("cluster"):
-            cluster = p.name()
-        elif what == "indexes" and p.accept("on"):
-            on = p.object_name()
-        else:
-            break
-    like, where = p.like_or_where()
-    return ShowObjects(what, from_, on, cluster, like, where)
-
-
 # ---- entry points --------------------------------------------------------------------------------------------
 
 
@@ -612,7 +399,7 @@ def parse_materialize_ddl(sql: str) -> Statement | None:
     first = head.group(1).lower()
     if first not in ("create", "drop", "alter", "show"):
         return None
-    p = _DdlParser(sql)
+    p = DdlParser(sql)
     p.i = 1
     if first == "create":
         return _create(p)
@@ -620,7 +407,7 @@ def parse_materialize_ddl(sql: str) -> Statement | None:
         return _drop(p)
     if first == "alter":
         return _alter(p)
-    return _show(p)
+    return parse_show(p)
 
 
 def render(stmt: CreateTable | CreateView | CreateIndex) -> str:

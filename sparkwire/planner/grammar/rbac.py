@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sparkwire import errors as e
-from sparkwire.planner.grammar.ddl import Name, _DdlParser
+from sparkwire.planner.grammar.ddl_parser import DdlParser, Name
 
 GrantKind = Literal["table", "schema", "database", "cluster", "system"]
 OwnedKind = Literal["table", "view", "materialized-view", "schema", "database", "cluster"]
@@ -134,14 +134,14 @@ def _redundant() -> e.PgError:
     return e.SyntaxError("conflicting or redundant options")
 
 
-def _name_list(p: _DdlParser) -> tuple[str, ...]:
+def _name_list(p: DdlParser) -> tuple[str, ...]:
     names = [p.name()]
     while p.accept_op(","):
         names.append(p.name())
     return tuple(names)
 
 
-def _role_options(p: _DdlParser) -> RoleOptions:
+def _role_options(p: DdlParser) -> RoleOptions:
     p.accept("with")
     found: dict[str, bool] = {}
     password: str | None = None
@@ -193,7 +193,7 @@ def _role_options(p: _DdlParser) -> RoleOptions:
     )
 
 
-def _password(p: _DdlParser) -> str | None:
+def _password(p: DdlParser) -> str | None:
     t = p.peek()
     if t is not None and t.kind == "string":
         p.i += 1
@@ -203,19 +203,19 @@ def _password(p: _DdlParser) -> str | None:
     raise p.error()
 
 
-def _create(p: _DdlParser, word: str) -> CreateRole:
+def _create(p: DdlParser, word: str) -> CreateRole:
     name = p.name()
     return CreateRole(name, _role_options(p), user=word == "user")
 
 
-def _drop(p: _DdlParser) -> DropRole:
+def _drop(p: DdlParser) -> DropRole:
     if_exists = p.accept("if", "exists")
     names = _name_list(p)
     p.end()
     return DropRole(names, if_exists)
 
 
-def _alter(p: _DdlParser, word: str) -> RbacStatement | None:
+def _alter(p: DdlParser, word: str) -> RbacStatement | None:
     if word in _ROLE_WORDS:
         role = p.name()
         if p.at("rename") or p.at("set") or p.at("reset"):
@@ -240,7 +240,7 @@ def _alter(p: _DdlParser, word: str) -> RbacStatement | None:
     return AlterOwner(kind, name, owner, if_exists)
 
 
-def _privileges(p: _DdlParser) -> tuple[str, ...] | None:
+def _privileges(p: DdlParser) -> tuple[str, ...] | None:
     """The privilege list of GRANT/REVOKE … ON, or None when the statement grants roles."""
     if p.accept("all"):
         p.accept("privileges")
@@ -268,7 +268,7 @@ def _privileges(p: _DdlParser) -> tuple[str, ...] | None:
     return tuple(w.upper() for w in words)
 
 
-def _target(p: _DdlParser) -> tuple[GrantKind, tuple[Name, ...]]:
+def _target(p: DdlParser) -> tuple[GrantKind, tuple[Name, ...]]:
     p.expect("on")
     if p.accept("system"):
         return "system", ()
@@ -288,7 +288,7 @@ def _target(p: _DdlParser) -> tuple[GrantKind, tuple[Name, ...]]:
     return kind, tuple(names)
 
 
-def _grantees(p: _DdlParser) -> tuple[str, ...]:
+def _grantees(p: DdlParser) -> tuple[str, ...]:
     grantees: list[str] = []
     while True:
         p.accept("group")
@@ -301,7 +301,7 @@ def _grantees(p: _DdlParser) -> tuple[str, ...]:
             return tuple(grantees)
 
 
-def _trailing(p: _DdlParser, grant: bool) -> None:
+def _trailing(p: DdlParser, grant: bool) -> None:
     if p.at("with", "grant", "option") or p.at("with", "admin", "option") or p.at("with", "admin"):
         raise _unsupported(" ".join(t.text.upper() for t in p.tokens[p.i : p.i + 3]))
     if p.at("granted", "by"):
@@ -313,7 +313,7 @@ def _trailing(p: _DdlParser, grant: bool) -> None:
     p.end()
 
 
-def _grant_or_revoke(p: _DdlParser, grant: bool) -> RbacStatement:
+def _grant_or_revoke(p: DdlParser, grant: bool) -> RbacStatement:
     if not grant and (p.at("grant", "option", "for") or p.at("admin", "option", "for")):
         raise _unsupported(f"REVOKE {(p.word() or '').upper()} OPTION FOR")
     privileges = _privileges(p)
@@ -341,7 +341,7 @@ def parse_rbac(sql: str) -> RbacStatement | None:
     head = _HEAD.match(sql)
     if head is None or head.group(1).lower() not in _FIRST_WORDS:
         return None
-    p = _DdlParser(sql)
+    p = DdlParser(sql)
     p.i = 1
     first, second = p.tokens[0].text, p.word() or ""
     if first in ("grant", "revoke"):

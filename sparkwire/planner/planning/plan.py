@@ -28,17 +28,9 @@ from sparkwire.notices.alter import AlterNotice
 from sparkwire.planner.bind.naming import column_name, projection_names
 from sparkwire.planner.bind.output_types import declared_types
 from sparkwire.planner.grammar.alter_notice import parse_alter_notice
-from sparkwire.planner.grammar.ddl import (
-    CreateTable,
-    CreateView,
-    DdlStatement,
-    ShowColumns,
-    ShowCreate,
-    ShowObjects,
-    ShowStatement,
-    parse_materialize_ddl,
-)
+from sparkwire.planner.grammar.ddl import CreateTable, CreateView, DdlStatement, parse_materialize_ddl
 from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
+from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
 from sparkwire.planner.grammar.split import split_statements
 from sparkwire.planner.grammar.utility import Declare, Utility, parse_utility
 from sparkwire.planner.planning.params import Describe, ParamType, infer_parameter_types

@@ -44,6 +44,7 @@ from sparkwire.pgtypes.registry import format_type, parse_type_name
 from sparkwire.planner.bind.naming import align_names, column_name, projection_names
 from sparkwire.planner.bind.resolve import Names, is_builtin_relation, user_relations
 from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar.ddl_parser import Name, quote
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb import parse
 
@@ -95,7 +96,7 @@ def plan_ddl(stmt: g.DdlStatement, ctx: DdlContext) -> DdlPlan:
 # ---- names --------------------------------------------------------------------------------------------------
 
 
-def _creation_schema(name: g.Name, ctx: DdlContext) -> Schema:
+def _creation_schema(name: Name, ctx: DdlContext) -> Schema:
     """The schema a CREATE puts `name` in: the one it names, or the first existing schema of the search path."""
     state = ctx.state
     if name.schema is None:
@@ -119,12 +120,12 @@ def _creation_schema(name: g.Name, ctx: DdlContext) -> Schema:
     return found
 
 
-def _qualified(schema: Schema, name: str, state: CatalogState) -> g.Name:
+def _qualified(schema: Schema, name: str, state: CatalogState) -> Name:
     database = state.databases[schema.database_id].name if schema.database_id else None
-    return g.Name((database, schema.name, name) if database else (schema.name, name))
+    return Name((database, schema.name, name) if database else (schema.name, name))
 
 
-def _missing_schema(name: g.Name, ctx: DdlContext) -> str | None:
+def _missing_schema(name: Name, ctx: DdlContext) -> str | None:
     """The schema `name` is qualified with when it does not exist (3F000, or a NOTICE with IF EXISTS)."""
     if name.schema is None:
         return None
@@ -132,7 +133,7 @@ def _missing_schema(name: g.Name, ctx: DdlContext) -> str | None:
     return name.schema if ctx.state.find_schema(db.id, name.schema) is None else None
 
 
-def _find(name: g.Name, ctx: DdlContext, if_exists: bool, notices: list[Notice]) -> Item | None:
+def _find(name: Name, ctx: DdlContext, if_exists: bool, notices: list[Notice]) -> Item | None:
     """The item `name` refers to, or None; a name in a missing schema raises 3F000, or with IF EXISTS adds
     PostgreSQL's NOTICE and returns None. A builtin relation (pg_catalog.pg_type, …) cannot be changed: 42501."""
     if is_builtin_relation(name.schema, name.name) and name.database in (None, ctx.names.database):
@@ -152,7 +153,7 @@ def _find(name: g.Name, ctx: DdlContext, if_exists: bool, notices: list[Notice])
 
 
 def _ident(name: str) -> exp.Identifier:
-    return exp.to_identifier(name, quoted=g.quote(name) != name)
+    return exp.to_identifier(name, quoted=quote(name) != name)
 
 
 def _exists_notice(kind: str, name: str) -> Notice:
@@ -269,7 +270,7 @@ def _table_columns(stmt: g.CreateTable) -> tuple[tuple[Column, ...], tuple[str, 
 UNSTORABLE_TYPES = frozenset({1083, 1186})  # time, interval: Spark reads neither from Parquet
 
 
-def _table_sql(name: g.Name, columns: tuple[Column, ...], key: tuple[str, ...]) -> str:
+def _table_sql(name: Name, columns: tuple[Column, ...], key: tuple[str, ...]) -> str:
     defs = tuple(g.ColumnDef(c.name, format_type(c.type_oid, c.typmod), 0, not c.nullable, c.default) for c in columns)
     return g.render(g.CreateTable(name, defs, key))
 
@@ -378,7 +379,7 @@ def _index_key(text: str, on: Item) -> tuple[str, str]:
         if column.name not in names:
             raise e.UndefinedColumn(f'column "{column.name}" does not exist')
     if isinstance(tree, exp.Column) and not tree.table:
-        return g.quote(tree.name), tree.name
+        return quote(tree.name), tree.name
     return tree.sql(dialect=PG, normalize_functions="lower"), "expr"
 
 
@@ -425,7 +426,7 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
     if on.kind not in INDEXABLE_KINDS:
         raise e.WrongObjectType(f'cannot create index on "{on.name}" because it is {with_article(noun(on.kind))}')
     if stmt.keys is None:
-        keys = tuple(g.quote(c) for c in (on.primary_key or tuple(c.name for c in on.columns)))
+        keys = tuple(quote(c) for c in (on.primary_key or tuple(c.name for c in on.columns)))
         base = f"{on.name}_primary_idx"
     else:
         normalized = [_index_key(k, on) for k in stmt.keys]
@@ -594,5 +595,5 @@ def _renamed_sql(item: Item, new_name: str) -> str:
     if isinstance(parsed, g.CreateIndex):
         return g.render(dataclasses.replace(parsed, name=new_name))
     if isinstance(parsed, g.CreateTable | g.CreateView):
-        return g.render(dataclasses.replace(parsed, name=g.Name((*parsed.name.parts[:-1], new_name))))
+        return g.render(dataclasses.replace(parsed, name=Name((*parsed.name.parts[:-1], new_name))))
     raise e.InternalError(f"cannot rewrite the definition of {noun(item.kind)} {item.name}")

@@ -49,7 +49,7 @@ from sparkwire.catalog.objects import PRIVILEGES_BY_KIND, SYSTEM_OBJECT, Item, O
 from sparkwire.catalog.wording import namespace_noun, noun
 from sparkwire.planner.bind.resolve import BUILTIN_SCHEMAS, Names, is_builtin_relation
 from sparkwire.planner.grammar import rbac as g
-from sparkwire.planner.grammar.ddl import Name
+from sparkwire.planner.grammar.ddl_parser import Name
 from sparkwire.planner.security.privileges import check_owner, is_superuser, permission_denied
 from sparkwire.scram import ScramVerifier, secret_text
 

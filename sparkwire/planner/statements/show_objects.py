@@ -22,7 +22,8 @@ from sparkwire.catalog.objects import Item, Schema
 from sparkwire.catalog.wording import noun
 from sparkwire.pgtypes.registry import type_by_oid
 from sparkwire.planner.bind.resolve import Names
-from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar.ddl_parser import Name
+from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
 
 TEXT, BOOL, TEXT_ARRAY = 25, 16, 1009
 Row = tuple[object, ...]
@@ -33,14 +34,14 @@ def _fields(*names: str) -> tuple[Field, ...]:
     return tuple(Field(n, TEXT) for n in names)
 
 
-def show_objects(stmt: g.ShowStatement, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
+def show_objects(stmt: ShowStatement, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
     match stmt:
-        case g.ShowCreate():
+        case ShowCreate():
             return _fields("name", "create_sql"), [_show_create(stmt, state, names)]
-        case g.ShowColumns():
+        case ShowColumns():
             columns = (Field("name", TEXT), Field("nullable", BOOL, 1), Field("type", TEXT), Field("comment", TEXT))
             return columns, _filter(_columns(stmt, state, names), stmt.like, stmt.where)
-        case g.ShowObjects():
+        case ShowObjects():
             fields, rows = _objects(stmt, state, names)
             return fields, sorted(_filter(rows, stmt.like, stmt.where), key=_sort_key)
 
@@ -77,7 +78,7 @@ def _like_regex(like: str) -> re.Pattern[str]:
 # ---- names ----------------------------------------------------------------------------------------------------
 
 
-def _schema(name: g.Name | None, state: CatalogState, names: Names) -> Schema:
+def _schema(name: Name | None, state: CatalogState, names: Names) -> Schema:
     """The schema FROM names, else the first schema of the search path that exists (Materialize's active one)."""
     if name is not None:
         if len(name.parts) > 2:
@@ -94,9 +95,9 @@ def _schema(name: g.Name | None, state: CatalogState, names: Names) -> Schema:
     raise e.InvalidSchemaName("no schema has been selected")
 
 
-def _item(name: g.Name, state: CatalogState, names: Names) -> Item:
+def _item(name: Name, state: CatalogState, names: Names) -> Item:
     if name.schema is not None:
-        _schema(g.Name(name.parts[:-1]), state, names)
+        _schema(Name(name.parts[:-1]), state, names)
     found = state.lookup_item(
         name.name,
         current_database=names.database,
@@ -117,7 +118,7 @@ def _cluster_name(state: CatalogState, cluster_id: str | None) -> str | None:
 # ---- SHOW <objects> -------------------------------------------------------------------------------------------
 
 
-def _objects(stmt: g.ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
+def _objects(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
     match stmt.what:
         case "databases":
             return _fields("name", "comment"), [(d.name, None) for d in state.databases.values()]
@@ -148,7 +149,7 @@ def _objects(stmt: g.ShowObjects, state: CatalogState, names: Names) -> tuple[tu
             return _fields("name", "type", "comment"), [(i.name, i.kind, None) for i in items]
 
 
-def _indexes(stmt: g.ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
+def _indexes(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
     indexes = [i for i in state.items.values() if i.kind == "index"]
     if stmt.on is None and stmt.from_ is None and stmt.cluster is None:
         active = _schema(None, state, names)
@@ -182,14 +183,14 @@ def _type_name(type_oid: int) -> str:
     return "character" if type_oid == 1042 else type_by_oid(type_oid).display
 
 
-def _columns(stmt: g.ShowColumns, state: CatalogState, names: Names) -> list[Row]:
+def _columns(stmt: ShowColumns, state: CatalogState, names: Names) -> list[Row]:
     item = _item(stmt.name, state, names)
     if item.kind not in _RELATIONS:
         raise e.WrongObjectType(f"{state.qualified_name(item)} is a {noun(item.kind)} and so does not have columns")
     return [(c.name, c.nullable, _type_name(c.type_oid), None) for c in item.columns]
 
 
-def _show_create(stmt: g.ShowCreate, state: CatalogState, names: Names) -> Row:
+def _show_create(stmt: ShowCreate, state: CatalogState, names: Names) -> Row:
     item = _item(stmt.name, state, names)
     qualified = state.qualified_name(item)
     if item.kind == "materialized-view" and stmt.kind == "view":
