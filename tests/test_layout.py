@@ -1,6 +1,6 @@
 """The house rules of the source tree (issue 11, docs/architecture.md "Rooms"), checked on every run: no module
 over 600 lines, no folder with more than 20 modules directly in it, at most six modules at the planner's top level,
-and every planner stage folder named in the import contract that keeps imports flowing one way (pyproject.toml,
+and every planner stage folder and session module named in the import contracts that keeps imports flowing one way (pyproject.toml,
 run by scripts/test as `lint-imports`). A new stage folder or layer must be added to the contract, not left out
 of it."""
 
@@ -66,3 +66,8 @@ def test_every_package_and_planner_stage_is_in_the_layer_contracts() -> None:
     assert isinstance(stages, list)
     folders = {folder.name for folder in _folders() if folder.parent == PACKAGE / "planner"}
     assert folders == set(stages)
+
+    session = _contract("session-flow")["layers"]
+    assert isinstance(session, list)
+    modules = {name.strip() for layer in session for name in str(layer).split("|")}
+    assert modules == {p.stem for p in _modules(PACKAGE / "session")}

@@ -10,6 +10,7 @@ alike, else exactly n, or 08P01).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sparkwire import errors as e
@@ -20,6 +21,8 @@ from sparkwire.pgtypes.params import decode_param, exact_decimal_text
 from sparkwire.planner.bind.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.planner.execute.streams import RowSource
 from sparkwire.planner.planning.plan import Plan
+
+Formats = Callable[[int], tuple[FormatCode, ...]]  # the result format codes for n columns
 
 
 @dataclass(slots=True)

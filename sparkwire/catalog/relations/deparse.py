@@ -28,10 +28,12 @@ None for no default and for `DEFAULT NULL`, which PostgreSQL does not store at a
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import sqlglot
+from cachetools import LRUCache
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
@@ -335,20 +337,20 @@ def _columns_of(query: Query) -> tuple[tuple[str | None, int], ...]:
     return tuple((t.name, t.node.type) for t in query.targets)
 
 
-_CACHE: dict[tuple[Item, bool, int], str] = {}
-_CACHE_LIMIT = 1 << 14
+_CACHE: LRUCache[tuple[Item, bool, int], str] = LRUCache(1 << 14)
+_CACHE_LOCK = threading.Lock()
 
 
 def view_definition_text(state: CatalogState, view: Item, pretty: bool, wrap: int = 0) -> str:
     """pg_get_viewdef(view, pretty) as PostgreSQL 15 prints it (pg_get_viewdef(view, wrap_column): pretty with
     `wrap`), or the query as written when not reproducible."""
     key = (view, pretty, wrap)
-    found = _CACHE.get(key)
+    with _CACHE_LOCK:
+        found = _CACHE.get(key)
     if found is None:
         found = _deparse(state, view, pretty, wrap)
-        if len(_CACHE) >= _CACHE_LIMIT:
-            _CACHE.clear()
-        _CACHE[key] = found
+        with _CACHE_LOCK:
+            _CACHE[key] = found
     return found
 
 

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from functools import lru_cache
 
 import pyarrow as pa
+from cachetools import LRUCache
 
 from sparkwire.engine.base import Column
 
@@ -50,6 +50,23 @@ def volatile_functions(engine_volatile: Iterable[str], session_functions: Iterab
     return frozenset(name.lower() for name in [*engine_volatile, *session_functions, *keywords])
 
 
+def _entry_bytes(entry: Entry) -> int:
+    return sum(batch.nbytes for batch in entry[1])
+
+
+class _Entries(LRUCache[Hashable, Entry]):
+    """Least recently used out, within a byte budget (cachetools sizes each entry once) and an entry count."""
+
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
+        super().__init__(maxsize=max_bytes, getsizeof=_entry_bytes)
+        self._max_entries = max_entries
+
+    def __setitem__(self, key: Hashable, value: Entry) -> None:
+        super().__setitem__(key, value)
+        while len(self) > self._max_entries:
+            self.popitem()
+
+
 class ResultCache:
     def __init__(
         self,
@@ -61,10 +78,7 @@ class ResultCache:
     ) -> None:
         self._store_generation = store_generation
         self._volatile = volatile
-        self._entries: OrderedDict[Hashable, Entry] = OrderedDict()
-        self._sizes: dict[Hashable, int] = {}
-        self._bytes = 0
-        self._max_entries = max_entries
+        self._entries = _Entries(max_entries, max_bytes)
         self._max_rows = max_rows
         self._max_bytes = max_bytes
         self._lock = threading.Lock()
@@ -88,22 +102,15 @@ class ResultCache:
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
-                self._entries.move_to_end(key)
                 self.hits += 1
             return found
 
     def put(self, key: Hashable, columns: list[Column], batches: list[pa.RecordBatch]) -> None:
-        size = sum(batch.nbytes for batch in batches)
-        if size > self._max_bytes:
+        entry = (columns, batches)
+        if _entry_bytes(entry) > self._max_bytes:
             return
         with self._lock:
-            self._bytes += size - self._sizes.get(key, 0)
-            self._sizes[key] = size
-            self._entries[key] = (columns, batches)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._max_entries or self._bytes > self._max_bytes:
-                old, _ = self._entries.popitem(last=False)
-                self._bytes -= self._sizes.pop(old)
+            self._entries[key] = entry
 
     def recording(
         self, key: Hashable, columns: list[Column], batches: Iterator[pa.RecordBatch]

@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import sqlglot
+from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire import errors
@@ -213,7 +213,7 @@ class SparkExecutor:
         self.builtin = builtin
         self.resident = resident
         self.relations = SparkRelations(engine, capacity)
-        self._translations: OrderedDict[_TranslationKey, str] = OrderedDict()
+        self._translations: LRUCache[_TranslationKey, str] = LRUCache(_TRANSLATIONS)
         self._translations_lock = threading.Lock()
 
     def prepare(
@@ -237,13 +237,10 @@ class SparkExecutor:
         with self._translations_lock:
             known = self._translations.get(key)
             if known is not None:
-                self._translations.move_to_end(key)
                 return known
         sql = to_spark_sql(bound, {name: dict(source.columns) for name, source in sources.items()})
         with self._translations_lock:
             self._translations[key] = sql
-            if len(self._translations) > _TRANSLATIONS:
-                self._translations.popitem(last=False)
         return sql
 
     def schema(self, query: SparkQuery, params: Sequence[object] = ()) -> pa.Schema:

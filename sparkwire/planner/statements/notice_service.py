@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
+from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire.api import Notice
@@ -72,9 +72,9 @@ class NoticeService:
     def __init__(self, catalog_notices: CatalogNotices = CATALOG_NOTICES) -> None:
         self._catalog = catalog_notices
         self._lock = threading.Lock()
-        self._recent: OrderedDict[str, OptimizerNotice] = OrderedDict()  # SELECT notices sent, newest last
+        self._recent: LRUCache[str, OptimizerNotice] = LRUCache(RECENT_QUERY_NOTICES)  # SELECT notices sent
         # Detection per query tree object (plans are cached per session): id(tree) -> (tree, state, names, notices).
-        self._by_tree: OrderedDict[int, tuple[exp.Expr, CatalogState, Names, list[OptimizerNotice]]] = OrderedDict()
+        self._by_tree: LRUCache[int, tuple[exp.Expr, CatalogState, Names, list[OptimizerNotice]]] = LRUCache(TREE_CACHE)
 
     def start(self, state: CatalogState) -> None:
         self._catalog.of_state(state)
@@ -106,8 +106,6 @@ class NoticeService:
             notices = [render(raw, state, object_id=None, object_sql=sql, now=now) for raw in raws]
         with self._lock:
             self._by_tree[id(tree)] = (tree, state, names, notices)  # holding `tree` keeps its id unique
-            while len(self._by_tree) > TREE_CACHE:
-                self._by_tree.popitem(last=False)
         return notices
 
     def for_query(self, tree: exp.Expr, state: CatalogState, names: Names, enabled: Enabled) -> list[Notice]:
@@ -116,9 +114,6 @@ class NoticeService:
             with self._lock:
                 for n in notices:
                     self._recent[str(n.fingerprint)] = n
-                    self._recent.move_to_end(str(n.fingerprint))
-                while len(self._recent) > RECENT_QUERY_NOTICES:
-                    self._recent.popitem(last=False)
         return [_response(n) for n in _shown(notices, enabled)]
 
     def explain_lines(

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 
+from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire import errors as e
@@ -87,8 +87,7 @@ def _filled(template: str, sentinels: Sequence[str], literals: Sequence[str]) ->
 class LiteralTemplates:
     def __init__(self, translate: Translate = to_duckdb, max_shapes: int = 1024) -> None:
         self._translate = translate
-        self._templates: OrderedDict[Hashable, str] = OrderedDict()
-        self._max_shapes = max_shapes
+        self._templates: LRUCache[Hashable, str] = LRUCache(max_shapes)
         self._lock = threading.Lock()
 
     def translate(
@@ -101,8 +100,6 @@ class LiteralTemplates:
         key = (masked, context.database, context.schema, context.user, tuple(duck_types), generation)
         with self._lock:
             template = self._templates.get(key)
-            if template is not None:
-                self._templates.move_to_end(key)
         sentinels = _sentinels(len(literals))
         if template:
             return _filled(template, sentinels, literals)
@@ -132,5 +129,3 @@ class LiteralTemplates:
                 template = probe
         with self._lock:
             self._templates[key] = template
-            while len(self._templates) > self._max_shapes:
-                self._templates.popitem(last=False)

@@ -4,8 +4,8 @@ Contract:
 
     to_spark_sql(expression, schema=None) -> str    # a sqlglot tree parsed with read="postgres"
     translate(sql, schema=None) -> str              # the same from text (exactly one statement)
-    postgres_column_names(expression) -> list[str]  # see translate_spark_names
-    forbidden_in_spark(expression) -> str | None    # see translate_spark_guard; the planner raises 42501
+    postgres_column_names(expression) -> list[str]  # see planner/bind/naming.py
+    forbidden_in_spark(expression) -> str | None    # see spark_guard.py; the planner raises 42501
 
 `schema` maps table -> column -> PostgreSQL type name (the catalog's view); with it, column types are known and
 type-dependent rules apply (integer division, float/timestamptz text casts). Without it only literal types are.
@@ -13,7 +13,7 @@ The input tree is not modified. The Spark SQL's result columns carry PostgreSQL'
 top-level SELECT is aliased with `postgres_column_names`), so the engine's Arrow schema names are the names to
 report. `$n` parameters become Spark named markers `:p<n>` (bind them with `args={"p1": …}`).
 
-Pipeline: copy -> EARLY_RULES -> annotate types -> `translate_spark_rules.RULES` -> alias outputs -> print with
+Pipeline: copy -> EARLY_RULES -> annotate types -> `spark_rules.RULES` -> alias outputs -> print with
 `SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL type names (timestamp is TIMESTAMP_NTZ,
 timestamptz is TIMESTAMP, unconstrained numeric is DECIMAL(38, 10)). PostgreSQL's NULL ordering (NULLS LAST
 ascending, NULLS FIRST descending) comes from the parsed `Ordered` nodes, which sqlglot prints explicitly.
@@ -33,8 +33,8 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from sqlglot.optimizer.qualify import qualify
 
 from sparkwire import errors
+from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
-from sparkwire.planner.translate.spark_names import postgres_column_names
 from sparkwire.planner.translate.spark_rules import EARLY_RULES, RULES
 
 Schema = Mapping[str, Mapping[str, str]]

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
-from sparkwire.planner.translate.spark_names import projection_name
+from sparkwire.planner.bind.naming import column_name
 
 Rule = Callable[[exp.Expr], exp.Expr]
 
@@ -329,7 +329,7 @@ def _distinct_on(select: exp.Select) -> exp.Expr:
     inner = select.copy()
     for key in ("distinct", "order", "limit", "offset"):
         inner.set(key, None)
-    names = [projection_name(p) for p in projections]
+    names = [column_name(p) or "*" for p in projections]
     inner_projections: list[exp.Expr] = []
     for i, projection in enumerate(projections):
         value: exp.Expr = projection.this if isinstance(projection, exp.Alias) else projection

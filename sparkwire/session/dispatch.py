@@ -1,0 +1,125 @@
+"""Running and describing one planned statement: the session's single dispatch by plan kind.
+
+Contract: `run(plan, params, formats, limit)` executes a `Plan` (planning/plan.py) and returns its `api.Result`:
+25P02 first in a failed block (transaction_control.py); then by kind — empty → EmptyQuery; query → Rows
+(queries.py); DML … RETURNING → Rows with its count tag; SHOW <objects> and EXPLAIN → Rows; DML, TRUNCATE and DDL
+(25006 in a read-only transaction) → CommandComplete; a utility statement by its type: transaction control
+(transaction_control.py), settings (settings.py), PREPARE / EXECUTE / DEALLOCATE (prepared.py), DECLARE / FETCH /
+MOVE / CLOSE (cursors.py), COPY (copy.py). `formats(n)` gives the result format codes for n columns (all text in
+the simple protocol; the Bind's in the extended one) and `limit` an Execute's row limit. `describe(plan)` is the
+RowDescription a statement would produce without running it (None for no rows).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sparkwire import errors as e
+from sparkwire.api import CommandComplete, EmptyQuery, Field, Result, Rows
+from sparkwire.planner.execute.streams import RowSource
+from sparkwire.planner.grammar import utility as u
+from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo
+from sparkwire.planner.planning.plan import Plan
+from sparkwire.planner.statements.set_show import show_fields
+from sparkwire.session.copy import Copy
+from sparkwire.session.cursors import Cursors
+from sparkwire.session.lifecycle import Lifecycle
+from sparkwire.session.plans import PlanCache
+from sparkwire.session.portals import Formats
+from sparkwire.session.prepared import PreparedStatements
+from sparkwire.session.queries import Queries, count_tag
+from sparkwire.session.settings import Settings
+from sparkwire.session.state import SessionState
+from sparkwire.session.transaction_control import TransactionControl
+
+EXPLAIN_FIELDS = (Field("QUERY PLAN", 25),)
+_REDACTED = re.compile(r"\bredacted\b", re.I)  # EXPLAIN WITH (redacted)
+
+
+class Dispatch:
+    def __init__(self, state: SessionState, life: Lifecycle, plans: PlanCache, control: TransactionControl) -> None:
+        self._s = state
+        self._life = life
+        self.control = control
+        self.queries = Queries(state, life, control)
+        self.prepared = PreparedStatements(state, life, plans, self.describe)
+        self._settings = Settings(state, life, plans)
+        self._cursors = Cursors(state, self.queries)
+        self._copy = Copy(state, life, plans, self.queries, control)
+
+    def run(self, plan: Plan, params: tuple[object, ...], formats: Formats, limit: int | None = None) -> Result:
+        s, queries = self._s, self.queries
+        self.control.check_not_failed(plan)
+        match plan.kind:
+            case "empty":
+                return EmptyQuery()
+            case "utility":
+                return self._utility(plan, params, formats, limit)
+            case "query":
+                fields, source = queries.start_query(plan, params)
+                return Rows(fields, source.take(limit), formats(len(fields)))
+            case "dml" if plan.returning:
+                fields, source, tag = queries.run_returning(plan, params)
+                return Rows(fields, source.take(limit), formats(len(fields)), tag=tag)
+            case "show":
+                shown, batch = s.user.show(plan.statement)
+                return Rows(shown, RowSource(iter([batch]), contextlib.nullcontext).take(limit), formats(len(shown)))
+            case "explain":
+                assert plan.inner is not None
+                redacted = _REDACTED.search(plan.sql[: len(plan.sql) - len(plan.inner.sql)]) is not None
+                lines = s.user.explain(plan.inner, params, s.vars.get("TimeZone"), redacted)
+                batch = pa.record_batch([pa.array(lines, pa.string())], names=["QUERY PLAN"])
+                source = RowSource(iter([batch]), contextlib.nullcontext)
+                return Rows(EXPLAIN_FIELDS, source.take(limit), formats(1), tag="EXPLAIN")
+        self.control.check_writable(plan.tag.split()[0] if plan.kind == "dml" else plan.tag)
+        self._life.prepare_engine()
+        if plan.kind == "dml" and s.user.write_target(plan) is not None:
+            count, _ = queries.write(plan, params)
+            return CommandComplete(count_tag(plan, count))
+        if isinstance(plan.tree, exp.TruncateTable):
+            queries.truncate(plan.tree)
+            return CommandComplete("TRUNCATE TABLE")
+        if plan.kind == "ddl":
+            return CommandComplete(queries.ddl(plan))
+        return CommandComplete(count_tag(plan, queries.command(plan, params)))
+
+    def _utility(self, plan: Plan, params: tuple[object, ...], formats: Formats, limit: int | None) -> Result:
+        stmt = plan.utility
+        match stmt:
+            case u.Begin() | u.Commit() | u.Rollback() | u.Savepoint() | u.Release() | u.RollbackTo():
+                return self.control.run(stmt)
+            case u.SetVariable() | u.ResetVariable() | u.SetTransaction() | u.ShowVariable() | u.AlterSystem():
+                return self._settings.run(stmt, formats, limit)
+            case u.Discard():  # DISCARD ALL also drops prepared statements and portals: settings.py says how
+                return self._settings.run(stmt, formats, limit)
+            case u.Prepare() | u.ExecutePrepared() | u.Deallocate():
+                return self.prepared.run(stmt, formats, limit, self.run)
+            case u.Declare():
+                assert plan.inner is not None
+                return self._cursors.declare(stmt, plan.inner, params)
+            case u.Fetch() | u.CloseCursor():
+                return self._cursors.run(stmt, formats)
+            case CopyTo() | CopyFrom():
+                return self._copy.run(stmt)
+        raise e.FeatureNotSupported(f"{type(stmt).__name__} is not supported")
+
+    def describe(self, plan: Plan) -> tuple[Field, ...] | None:
+        if plan.kind == "query" or (plan.kind == "dml" and plan.returning):
+            return self.queries.describe(plan)
+        if plan.kind == "explain":
+            return EXPLAIN_FIELDS
+        if plan.kind == "show":
+            return self._s.user.show(plan.statement)[0]
+        stmt = plan.utility
+        if isinstance(stmt, u.ShowVariable):
+            return show_fields(stmt)
+        if isinstance(stmt, u.Fetch) and not stmt.move:
+            cursor = self._s.portals.get(stmt.cursor)
+            return cursor.fields if cursor is not None else None
+        if isinstance(stmt, u.ExecutePrepared):
+            return self.describe(self.prepared.statement(stmt.name).plan)
+        return None

@@ -1,0 +1,197 @@
+"""Queries and writes of one session: where a planned SELECT, DML statement or DDL statement meets the engines.
+
+Contract:
+- `start_query(plan, params)` → (fields, RowSource) for a row-returning plan. Optimizer notices go to the client
+  first. A constant SELECT is computed once per process and answered from the result cache. A query over user data
+  (privileges checked, row filters added by `user.readable`) runs through the user-data router (Spark, the fast
+  path, resident indexes) at the session's storage snapshot. Anything else runs on the engine connection, answered
+  from the result cache outside any transaction (a snapshot's answers are not shared). The returned source is the
+  one `Lifecycle.streaming` tracks until it is exhausted.
+- `run_returning(plan, params)` → (fields, RowSource, tag) for INSERT/UPDATE/DELETE … RETURNING.
+- `write(plan, params)` → (count, RETURNING rows) for DML on a user table, `truncate(plan)`, `ddl(plan)` (CREATE
+  TABLE AS rows go in through `fill`): each in its own storage transaction in autocommit mode, else in the block's,
+  recorded for savepoint replay (transactions.py).
+- `command(plan, params)` → row count of DML that stays on the engine connection.
+- `describe(plan)` → the RowDescription of a query or a DML … RETURNING plan, without running it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+
+import pyarrow as pa
+from sqlglot import exp
+
+from sparkwire.api import Field
+from sparkwire.catalog.objects import Item
+from sparkwire.engine.base import Column
+from sparkwire.planner.bind.fields import fields_for
+from sparkwire.planner.bind.naming import align_names
+from sparkwire.planner.execute.result_cache import ResultCache
+from sparkwire.planner.execute.streams import RowSource
+from sparkwire.planner.planning.plan import Plan
+from sparkwire.planner.translate.duckdb import to_duckdb
+from sparkwire.session.lifecycle import Lifecycle
+from sparkwire.session.state import SessionState
+from sparkwire.session.transaction_control import TransactionControl
+
+
+def count_tag(plan: Plan, count: int) -> str:
+    return f"INSERT 0 {count}" if plan.tag == "INSERT" else f"{plan.tag} {count}"
+
+
+class Queries:
+    def __init__(self, state: SessionState, life: Lifecycle, control: TransactionControl) -> None:
+        self._s = state
+        self._life = life
+        self._control = control
+
+    # ---- reading ------------------------------------------------------------------------------------------
+
+    def start_query(self, plan: Plan, params: tuple[object, ...]) -> tuple[tuple[Field, ...], RowSource]:
+        s, life = self._s, self._life
+        for notice in s.user.query_notices(plan):  # optimizer notices (EqualsNull, CrossJoin, …)
+            s.notices(notice)
+        if plan.constant:
+            key = ResultCache.constant_key(plan.duck_sql)
+            cached = s.results.get(key)
+            if cached is None:
+                life.prepare_engine()
+                with life.running():
+                    columns, batches = s.engine.query(plan.duck_sql)
+                    cached = (columns, list(batches))
+                s.results.put(key, *cached)
+            return self.fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
+        life.prepare_engine()
+        tree = s.user.readable(plan)  # 42501 unless the role may read every relation (may add a row filter)
+        if s.user.reads_user_data(plan):
+            fields = s.user.described(plan, lambda: self.describe(plan) or ())
+            timezone = s.vars.get("TimeZone")
+            with life.running():
+                user_rows = s.user.query(plan, params, fields, s.storage_tx.current, timezone, tree)
+            user_source = RowSource(user_rows, life.running, on_exhausted=life.stop_timer)
+            life.streaming = user_source
+            return fields, user_source
+        sql = (
+            plan.duck_sql
+            if tree is None or tree is plan.tree
+            else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types])
+        )
+        key = None
+        if not s.tx.in_block and not s.tx.holds_snapshot:  # a snapshot's answers are not shared
+            key = s.results.key(sql, params, life.engine_zone, s.schema.value)
+        cached = s.results.get(key) if key is not None else None
+        if cached is not None:
+            life.stop_timer()
+            return self.fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
+        with life.running():
+            columns, batches = s.engine.query(sql, params)
+        if key is not None:
+            batches = s.results.recording(key, columns, batches)
+        fields = self.fields(plan, columns)
+        source = RowSource(batches, life.running, on_exhausted=life.stop_timer)
+        life.streaming = source
+        return fields, source
+
+    @staticmethod
+    def fields(plan: Plan, columns: list[Column]) -> tuple[Field, ...]:
+        aligned = len(columns) == len(plan.names or ())
+        declared = plan.declared_types if len(columns) == len(plan.declared_types or ()) else None
+        return fields_for(
+            columns,
+            align_names(plan.names, len(columns)),
+            plan.void_columns if aligned else (),
+            declared,
+        )
+
+    def describe(self, plan: Plan) -> tuple[Field, ...] | None:
+        s = self._s
+        if plan.kind == "query":
+            cached = s.results.get(ResultCache.constant_key(plan.duck_sql)) if plan.constant else None
+            if cached is not None:
+                return self.fields(plan, cached[0])
+            assert plan.tree is not None
+            sql = to_duckdb(plan.tree, s.ctx, [t[1] for t in plan.param_types], null_parameters=True)
+            return self.fields(plan, s.engine.describe(sql))
+        assert plan.kind == "dml" and plan.returning and plan.tree is not None
+        returning = plan.tree.args["returning"]
+        target = plan.tree.this
+        table = target.this if isinstance(target, exp.Schema) else target
+        probe = exp.select(*[p.copy() for p in returning.expressions]).from_(table.copy())
+        sql = to_duckdb(probe, s.ctx, [t[1] for t in plan.param_types], null_parameters=True)
+        columns = s.engine.describe(sql)
+        return fields_for(columns, align_names(plan.names, len(columns)))
+
+    # ---- writing ------------------------------------------------------------------------------------------
+
+    def run_returning(self, plan: Plan, params: tuple[object, ...]) -> tuple[tuple[Field, ...], RowSource, str]:
+        s, life = self._s, self._life
+        self._control.check_writable(plan.tag)
+        life.prepare_engine()
+        if s.user.write_target(plan) is not None:
+            fields = self.describe(plan)
+            assert fields is not None
+            count, returned = self.write(plan, params)
+            assert returned is not None
+            schema = pa.schema([pa.field(f.name, c.type) for f, c in zip(fields, returned.schema, strict=True)])
+            rows = returned.rename_columns([f.name for f in fields]).cast(schema).to_batches()
+            return fields, RowSource(iter(rows), life.running), count_tag(plan, count)
+        with life.running():
+            columns, batches = s.engine.query(plan.duck_sql, params)
+            rows = list(batches)
+        s.tx.record(functools.partial(self._replay_query, plan.duck_sql, params))
+        fields = fields_for(columns, align_names(plan.names, len(columns)))
+        return fields, RowSource(iter(rows), life.running), count_tag(plan, sum(b.num_rows for b in rows))
+
+    def write(self, plan: Plan, params: tuple[object, ...]) -> tuple[int, pa.Table | None]:
+        """An INSERT/UPDATE/DELETE on a user table: its own storage transaction in autocommit mode, else the block's."""
+        s = self._s
+        with self._life.running():
+            if s.tx.mode == "idle":
+                with s.storage_tx.autocommit() as txn:
+                    result = s.user.write(plan, params, txn, s.encode_options())
+            else:
+                s.tx.before_write()
+                result = s.user.write(plan, params, s.storage_tx.writer(), s.encode_options())
+                s.tx.record(functools.partial(self._replay_write, plan, params))
+        return result.count, result.returning
+
+    def truncate(self, tree: exp.TruncateTable) -> None:
+        s = self._s
+        with self._life.running():
+            if s.tx.mode == "idle":
+                with s.storage_tx.autocommit() as txn:
+                    s.user.truncate(tree, txn)
+            else:
+                s.tx.before_write()
+                s.user.truncate(tree, s.storage_tx.writer())
+                s.tx.record(lambda: s.user.truncate(tree, s.storage_tx.writer()))
+
+    def ddl(self, plan: Plan) -> str:
+        with self._life.running():
+            tag = self._s.user.ddl(plan, self._fill, self._s.storage_tx.current)
+        self._s.tx.ddl_executed()
+        return tag
+
+    def command(self, plan: Plan, params: tuple[object, ...]) -> int:
+        with self._life.running():
+            return self._s.engine.command(plan.duck_sql, params)
+
+    def _replay_write(self, plan: Plan, params: tuple[object, ...]) -> None:
+        self._s.user.write(plan, params, self._s.storage_tx.writer(), self._s.encode_options())
+
+    def _fill(self, table: Item, rows: pa.Table) -> int:
+        """CREATE TABLE AS: the rows go in like an INSERT (the block's transaction, or their own)."""
+        s = self._s
+        if s.tx.mode == "idle":
+            with s.storage_tx.autocommit() as txn:
+                return txn.append(table.id, rows)
+        s.tx.before_write()
+        count = s.storage_tx.writer().append(table.id, rows)
+        s.tx.record(lambda: s.storage_tx.writer().append(table.id, rows))
+        return count
+
+    def _replay_query(self, sql: str, params: tuple[object, ...]) -> None:
+        for _ in self._s.engine.query(sql, params)[1]:
+            pass
