@@ -3,7 +3,8 @@
 Contract: `ScramVerifier.from_password` derives (salt, iterations, StoredKey, ServerKey); `verifies(password)`
 re-derives and compares in constant time. `secret_text(verifier)` is the text PostgreSQL stores
 (`SCRAM-SHA-256$<iter>:<salt>$<StoredKey>:<ServerKey>`, base64 parts) and `parse_secret(text)` its inverse. Shared by
-the catalog's roles (planner/rbac.py writes them) and authentication (server/auth reads them), so it sits below both.
+the catalog's roles (planner/statements/rbac.py writes them) and authentication (server/auth reads them), so it sits
+below both.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The house rules of the source tree (issue 11, docs/architecture.md "Rooms"), checked on every run: no module
-over 600 lines, no folder with more than 20 modules directly in it, at most six modules at the planner's top level,
-and every planner stage folder and session module named in the import contracts that keeps imports flowing one way (pyproject.toml,
-run by scripts/test as `lint-imports`). A new stage folder or layer must be added to the contract, not left out
-of it."""
+"""The house rules of the source tree (issue 11, docs/architecture.md), checked on every run: no module over
+600 lines, no folder with more than 20 modules directly in it, at most six modules at the planner's top level, and
+every planner stage folder and session module named in the import contracts that keeps imports flowing one way
+(pyproject.toml, run by scripts/test as `lint-imports`). A new stage folder or layer must be added to the contract,
+not left out of it."""
 
 from __future__ import annotations
 

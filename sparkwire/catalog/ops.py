@@ -17,7 +17,7 @@ Choices:
 - `RenameItem` does not rewrite dependents' `create_sql` (the planner must, or refuse, when there are any).
 - `if_not_exists` on create ops turns a name clash into a skipped op reported in `TransactResult.skipped`.
 - `SetSystemVariable` / `ResetSystemVariable` store and remove an ALTER SYSTEM default; the catalog does not know
-  the variables (planner/variables.py does), so the planner validates name and value first.
+  the variables (planner/statements/variables.py does), so the planner validates name and value first.
 """
 
 from __future__ import annotations

@@ -7,12 +7,12 @@ so that no SQL can read or write server files (DuckDB refuses to re-enable it wh
 schema `public` and every connection resolves unqualified names there. The configuration is deliberately not
 locked: each session sets its own DuckDB TimeZone (`set_time_zone`) so that timestamptz text follows the session's
 TimeZone; no user SQL can change engine settings because every SET/RESET is parsed and handled by the planner and
-never reaches DuckDB (see planner/guard.py). `register_function` adds a Python scalar function for all
+never reaches DuckDB (see planner/security/guard.py). `register_function` adds a Python scalar function for all
 connections (the functions sessions need: current_setting, pg_sleep, …). `connect()` returns a `DuckDBConnection`,
 which implements `sparkwire.engine.base.EngineConnection`. DuckDB exceptions leave as `PgError` (see
 duckdb_errors). `write_generation` grows after every statement run with `command` / `insert_arrow` on any
 connection (every write to the database goes through them; reads go through `query`), so an answer computed at
-one generation is still the answer while the generation stays (planner/result_cache.py); `volatile_functions`
+one generation is still the answer while the generation stays (planner/execute/result_cache.py); `volatile_functions`
 names DuckDB's own functions whose results are not a function of their arguments (random, now, nextval, …).
 """
 

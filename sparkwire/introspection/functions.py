@@ -18,9 +18,9 @@ pg_relation_is_publishable is false, pg_get_serial_sequence NULL, pg_collation_i
 rows, parse_ident splits a qualified name, `regproc_oid` is the pg_proc OID of a function named by a regproc column
 (regprocs.py). `to_regclass` / `regclass_in` / `regclass_out` read the catalog state
 too (user relations, searched in the session's database and schema, which the rewrite passes), as do
-`pg_get_viewdef(oid, pretty, wrap)` (the view's query deparsed as PostgreSQL prints it, catalog/deparse.py) and
-`pg_get_indexdef` (CREATE INDEX, or the n-th key; primary keys' indexes included), `pg_get_constraintdef` (primary
-keys, builtins_pg_keys.py), `regnamespace_in/out`
+`pg_get_viewdef(oid, pretty, wrap)` (the view's query deparsed as PostgreSQL prints it, catalog/relations/deparse.py)
+and `pg_get_indexdef` (CREATE INDEX, or the n-th key; primary keys' indexes included), `pg_get_constraintdef` (primary
+keys, pg_keys.py), `regnamespace_in/out`
 (`'name'::regnamespace`: 3F000 when unknown) and `regrole_in/out` (42704 when unknown).
 `lookup_type` raises PostgreSQL's 42704 for the `'name'::regtype` literals the rewrite resolves while planning;
 `lookup_relation` resolves builtin relation names then (others resolve in the catalog when the query runs).
@@ -138,7 +138,7 @@ def to_regclass(state: CatalogState, name: str | None, database: str, search: st
 
 
 def _key_index(state: CatalogState, schema: str, relname: str) -> int | None:
-    """A primary key's index (not a catalog item, see builtins_pg_keys.py) by schema and name."""
+    """A primary key's index (not a catalog item, see pg_keys.py) by schema and name."""
     for index in key_indexes(state):
         if index.name == relname and state.schemas[index.schema_id].name == schema:
             return index.oid
@@ -263,8 +263,8 @@ def function_info(oid: int | None) -> str | None:
 
 
 def pg_get_viewdef(state: CatalogState, oid: int | None, pretty: bool | None, wrap: int | None) -> str | None:
-    """A view's or materialized view's query deparsed as PostgreSQL 15 prints it (catalog/deparse.py); `wrap` is
-    the wrap column of pg_get_viewdef(oid, int), 0 for the other forms."""
+    """A view's or materialized view's query deparsed as PostgreSQL 15 prints it (catalog/relations/deparse.py);
+    `wrap` is the wrap column of pg_get_viewdef(oid, int), 0 for the other forms."""
     item = _items_by_oid(state).get(oid) if oid is not None else None
     if item is None or item.kind not in ("view", "materialized-view"):
         return None

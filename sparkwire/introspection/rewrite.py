@@ -1,6 +1,6 @@
 """The sqlglot pass that points PostgreSQL catalog SQL at the introspection store.
 
-Contract: every function here is a pure node transform `(node, ctx) → node` for `translate_duckdb.TRANSFORMS` (`ctx`
+Contract: every function here is a pure node transform `(node, ctx) → node` for `translate.duckdb.TRANSFORMS` (`ctx`
 needs only `database` and `schema`, the session's current database and schema):
 - `reg_outputs`: the statement's own result columns of type regclass / regtype / regnamespace / regrole (casts,
   to_regclass, to_regtype) print names, as PostgreSQL prints them; ORDER BY such a column orders by OID.

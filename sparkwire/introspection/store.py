@@ -3,7 +3,7 @@
 Contract: `install(engine, settings, state)` attaches an in-memory DuckDB database named `STORE_CATALOG` to the
 engine's database (so every session connection sees it and a query may join builtin and user relations), creates
 one schema per builtin schema and one table per `BuiltinRelation` (layout in `tables`) and per table function's
-rows (`builtins_pg.TABLE_FUNCTIONS`, which the rewrite reads for calls in FROM), fills the code-defined
+rows (`relations.pg.TABLE_FUNCTIONS`, which the rewrite reads for calls in FROM), fills the code-defined
 relations (pg_settings from `settings`, the session variables, which live in the planner), fills the
 catalog-defined ones from `state`, registers the catalog functions (`functions.install`, reading the listener's
 committed state) and returns the `StoreListener` that keeps the store in step: register it with

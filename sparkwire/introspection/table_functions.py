@@ -1,7 +1,7 @@
 """The sqlglot pass that serves pg_catalog's table functions from the introspection store.
 
 `table_functions` is a pure node transform `(node, ctx) → node` (run after `builtin_tables`): a FROM item `f()` or
-`pg_catalog.f()` calling a function of `builtins_pg.TABLE_FUNCTIONS` (pg_get_keywords) becomes the store's table
+`pg_catalog.f()` calling a function of `relations.pg.TABLE_FUNCTIONS` (pg_get_keywords) becomes the store's table
 of the function's rows (tables.py names it), aliased `f` unless the call has an alias of its own, as PostgreSQL
 names a function's FROM item after the function; so `f.word`, `AS k`, `AS k(w, c, …)`, WHERE, ORDER BY and joins
 read it as they read PostgreSQL's. A call with arguments is left as it is (these functions take none: DuckDB then

@@ -1,8 +1,8 @@
 """The optimizer-notice relations of mz_internal, rendered from a `CatalogState`: mz_optimizer_notices, mz_notices,
 mz_notices_redacted and mz_ignored_optimizer_notices.
 
-Contract: `NOTICE_RELATIONS` lists them (the `BuiltinRelation` pattern of builtins_mz; every row is a pure function
-of the state, see `sparkwire.notices.catalog_notices`).
+Contract: `NOTICE_RELATIONS` lists them (the `BuiltinRelation` pattern of catalog/relations/mz.py; every row is a
+pure function of the state, see `sparkwire.notices.catalog_notices`).
 - mz_optimizer_notices: one row per stored notice: `id` (`<object id>.<n>`, n counting the object's notices from
   1), the texts and their redacted versions (NULL when nothing was redacted), `action_type`, `object_id`,
   `dependency_ids` (text list), `created_at` / `updated_at`, `fingerprint` (uuid), `status` (`new`, `resolved`,

@@ -7,7 +7,7 @@ FROM and parameter handling.
 
 int2vector and oidvector have no engine type of their own: they are held as lists of an unsigned integer type
 nothing else produces, `USMALLINT[]` (Arrow `list<uint16>`) and `UBIGINT[]` (`list<uint64>`), which map back to
-them (the introspection store declares its int2vector/oidvector columns so; see engine/introspection/tables.py).
+them (the introspection store declares its int2vector/oidvector columns so; see introspection/tables.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The PostgreSQL protocol v3 frontend. It owns bytes, framing, authentication, TLS, cancel and value encoding
-calls; it never parses SQL (that is the Session's job, see planner/api.py).
+calls; it never parses SQL (that is the Session's job, see api.py).
 
 Layout, I/O-free first: `frontend` (decode client messages, one size limit), `backend` (encode server messages,
 the one PgError → ErrorResponse mapping), `startup` (StartupMessage → who/what/settings), `auth/` (one module

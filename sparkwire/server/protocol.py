@@ -82,7 +82,7 @@ class Wait(enum.Enum):
 
 
 class ServerSession(Session, Protocol):
-    """What the server needs from a session beyond planner/api.py's Session: the value-encoding settings."""
+    """What the server needs from a session beyond api.py's Session: the value-encoding settings."""
 
     def encode_options(self) -> EncodeOptions: ...
 

@@ -3,12 +3,12 @@
 Contract: `PlannerService(data_dir, spark=SparkOptions())` opens, under `data_dir`, the durable catalog (`catalog/`)
 and table storage (`storage/`), reconciles them (a table the catalog has but storage lacks is created empty; storage
 tables the catalog no longer has are dropped: a crash between the two commits loses nothing acknowledged), opens an
-in-memory DuckDB that hosts the introspection store and the schema shadows (planner/shadow.py), both registered as
-catalog listeners so they change in the catalog's transaction, and starts Spark in the background (or on first use
-with `SparkOptions(start="on-demand")`), unless it is handed a running `SparkEngine` to share (tests: one Spark per
-process), which it then never stops. `new_session(startup, notices, parameter_status)` returns a `DuckSession`
-running as the startup user's catalog role (FATAL 3D000 for a database other than `materialize`, FATAL 28000 for a
-role that does not exist or may not log in); `close()` stops Spark and closes everything.
+in-memory DuckDB that hosts the introspection store and the schema shadows (planner/execute/shadow.py), both
+registered as catalog listeners so they change in the catalog's transaction, and starts Spark in the background (or
+on first use with `SparkOptions(start="on-demand")`), unless it is handed a running `SparkEngine` to share (tests:
+one Spark per process), which it then never stops. `new_session(startup, notices, parameter_status)` returns a
+`DuckSession` running as the startup user's catalog role (FATAL 3D000 for a database other than `materialize`, FATAL
+28000 for a role that does not exist or may not log in); `close()` stops Spark and closes everything.
 
 Every catalog commit bumps the process-wide schema generation, so every session re-plans statements whose names,
 parameter types or result fields may have changed. Constant SELECT results are shared by all sessions.

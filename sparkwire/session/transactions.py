@@ -34,7 +34,7 @@ Replay = Callable[[], object]
 
 
 class EngineTransaction(Protocol):
-    """What a block maps onto: the session's storage write transaction (planner/write_txn.py)."""
+    """What a block maps onto: the session's storage write transaction (planner/execute/write_txn.py)."""
 
     def begin(self) -> None: ...
     def commit(self) -> None: ...

@@ -6,8 +6,8 @@ startup with FATAL 28000; with `--auth password` a role logs in with the passwor
 role × builtin-relation access matrix (superuser, plain role, members of mz_monitor, mz_monitor_redacted and
 mz_support × the notice relations, pg_authid and a public relation) on every read path, and ALTER NOTICE's 42501.
 
-These tests need the planner hooks of planner/rbac.py and planner/privileges.py wired into the session and the
-startup check of the login role (see docs/rbac.md).
+These tests need the planner hooks of planner/statements/rbac.py and planner/security/privileges.py wired into the
+session and the startup check of the login role (see docs/rbac.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The notice lifecycle through the in-process API: DDL planned by planner/ddl.py and committed to a real durable
-Catalog in tmp_path; notices derived by `NoticeService` / `CatalogNotices` and read from the mz_internal notice
-relations (rendered rows, and loaded into a real DuckDB through the introspection store's table layout)."""
+"""The notice lifecycle through the in-process API: DDL planned by planner/statements/ddl.py and committed to a real
+durable Catalog in tmp_path; notices derived by `NoticeService` / `CatalogNotices` and read from the mz_internal
+notice relations (rendered rows, and loaded into a real DuckDB through the introspection store's table layout)."""
 
 from __future__ import annotations
 

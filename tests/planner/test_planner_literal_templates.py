@@ -1,4 +1,4 @@
-"""Translations reused across statements that differ only in inline OIDs (planner/literal_templates.py): the
+"""Translations reused across statements that differ only in inline OIDs (planner/translate/literal_templates.py): the
 reused translation is exactly what translating the statement gives, and shapes whose literal is not carried
 through verbatim are translated every time."""
 

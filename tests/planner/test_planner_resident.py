@@ -1,7 +1,7 @@
 """Resident relations on a real catalog and storage: versions, materialized views recomputed when stale (and only
 then), indexes built lazily, rebuilt after writes, shared by concurrent readers, dropped with their items; key
 equality with PostgreSQL's semantics. Views and materialized views are evaluated by DuckDB here (`World.compute`);
-production passes a Spark-backed compute. `World` is shared with tests/test_planner_fast_path.py."""
+production passes a Spark-backed compute. `World` is shared with tests/planner/test_planner_fast_path.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The result cache of catalog queries (planner/result_cache.py): answers stay right while they are reused.
+"""The result cache of catalog queries (planner/execute/result_cache.py): answers stay right while they are reused.
 
 Through a real server: a catalog query repeated after DDL, GRANT or a new connection sees the change; functions
 whose value changes between runs (now(), random(), current_setting) are run each time; a transaction block reads

@@ -1,4 +1,4 @@
-"""Writes to storage tables (planner/writes.py, planner/copy_storage.py) against the PostgreSQL oracle.
+"""Writes to storage tables (planner/execute/writes.py, planner/execute/copy_storage.py) against the PostgreSQL oracle.
 
 Each case creates the same table in PostgreSQL and in a real Catalog + Storage (tmp_path), runs the same statement on
 both — sparkwire's through `execute_write` on a real DuckDB connection and a storage transaction — and compares the

@@ -1,5 +1,5 @@
 """information_schema relations with PostgreSQL 15's columns: schemata, tables, columns, views, and the constraint
-relations (table_constraints and key_column_usage: primary keys and NOT NULL checks, see builtins_pg_keys.py;
+relations (table_constraints and key_column_usage: primary keys and NOT NULL checks, see pg_keys.py;
 referential_constraints is empty: the catalog holds no foreign keys).
 
 Contract: `INFO_RELATIONS` lists them; rows are functions of a `CatalogState` and carry PostgreSQL's values:

@@ -17,7 +17,7 @@ prints it (deparse.py: `'x'::text`, `0`, `now()`; a DEFAULT NULL is no default, 
 returns as is; pg_views / pg_matviews definitions are pg_get_viewdef's non-pretty text (deparse.py);
 pg_description and pg_inherits are empty (the catalog holds no comments or inheritance yet). A table's primary key
 shows as PostgreSQL shows it, a unique index `<table>_pkey` and a `p` constraint
-(builtins_pg_keys.py). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only
+(pg_keys.py). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only
 what changed.
 """
 
@@ -72,8 +72,8 @@ def key_positions(state: CatalogState, index: Item) -> list[int | None]:
 
 def _index_columns(state: CatalogState, index: Item) -> list[tuple[str, int, int]]:
     """(attname, type oid, typmod) of each key of the index: a column key is the column (its exact type); an
-    expression key is named and typed as the DDL recorded it (`lower`, `expr`, `expr1`, …, see planner/ddl.py),
-    or, for indexes recorded without key columns, `expr`, `expr1`, … of type 0."""
+    expression key is named and typed as the DDL recorded it (`lower`, `expr`, `expr1`, …, see
+    planner/statements/ddl.py), or, for indexes recorded without key columns, `expr`, `expr1`, … of type 0."""
     on = state.items.get(index.on_id or "")
     typed = len(index.columns) == len(index.keys)
     out: list[tuple[str, int, int]] = []
@@ -92,7 +92,7 @@ def _index_columns(state: CatalogState, index: Item) -> list[tuple[str, int, int
 
 
 def _relations(state: CatalogState) -> list[Item]:
-    """The items that are relations, then the primary keys' indexes (builtins_pg_keys.py)."""
+    """The items that are relations, then the primary keys' indexes (pg_keys.py)."""
     return [*names_of(state).items(*RELKINDS), *key_indexes(state)]
 
 

@@ -1,5 +1,5 @@
 """The builtin relations of pg_catalog and information_schema as relations PostgreSQL lists in pg_class and
-pg_attribute (`\\d pg_class`, `\\dS`, pgjdbc's SYSTEM TABLE / SYSTEM VIEW), rendered by builtins_pg_items.py.
+pg_attribute (`\\d pg_class`, `\\dS`, pgjdbc's SYSTEM TABLE / SYSTEM VIEW), rendered by pg_items.py.
 
 Contract: `system_relations(relations)` describes each relation of those two schemas once: OID and name as
 declared (PostgreSQL's), namespace pg_catalog (11) or information_schema (13183), relkind `r` for PostgreSQL's

@@ -1,6 +1,6 @@
 """COPY … TO STDOUT: `encode_copy_rows` → one CopyData message ('d', int32 length, row) per row; `copy_header` →
 the CopyData that starts the output (text/CSV: the HEADER line, sent only with HEADER; binary: the file header,
-always sent); `copy_trailer` → the CopyData that ends it (binary only). Binary rows are in `copy_binary`.
+always sent); `copy_trailer` → the CopyData that ends it (binary only). Binary rows are in `binary.py`.
 
 Text and CSV rows end in a newline; values are the text-format encodings (`text.encode_text`), escaped for the
 whole column with pyarrow.compute: text format backslash-escapes backslash, \\b \\f \\n \\r \\t \\v and the

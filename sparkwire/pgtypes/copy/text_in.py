@@ -2,7 +2,7 @@
 
 `CopyInParser.feed(chunk)` accepts CopyData payloads split anywhere (a row, a quoted CSV field or a UTF-8 character
 may span chunks); complete records are split into fields at once, so structural errors surface early. `finish()`
-parses the final unterminated record and types each column (`copy_convert`). Errors are worded like PostgreSQL:
+parses the final unterminated record and types each column (`convert.py`). Errors are worded like PostgreSQL:
 22P04 `BadCopyFileFormat` for structure ("extra data after last expected column", "missing data for column "b"",
 "unterminated CSV quoted field"), the input function's error for a bad value, with PostgreSQL's error context
 (`COPY t, line 3, column a: "x"`) in `detail`. Lines count from 1, the header included; like PostgreSQL, CSV counts

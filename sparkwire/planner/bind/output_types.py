@@ -75,7 +75,7 @@ def _relation(table: exp.Table) -> BuiltinRelation | None:
 
 
 def _table_function(source: exp.Expression) -> BuiltinRelation | None:
-    """pg_get_keywords() & co. in FROM, declared like relations (builtins_pg.TABLE_FUNCTIONS)."""
+    """pg_get_keywords() & co. in FROM, declared like relations (relations.pg.TABLE_FUNCTIONS)."""
     if not isinstance(source, exp.Table):
         return None
     call = source.this.expression if isinstance(source.this, exp.Dot) else source.this

@@ -4,7 +4,7 @@ Contract: `copy_format(stmt)` is the wire format of the COPY ("text", "csv" or "
 gives the PostgreSQL-dialect SELECT whose rows COPY TO sends (the query itself, or `SELECT cols FROM table`).
 `copy_parser(stmt, oids, names, typmods, options)` is the parser of COPY FROM's
 data (pgtypes' CopyInParser, or BinaryCopyInParser for FORMAT binary); the sink that appends the parsed rows to a
-storage table is planner/copy_storage.py.
+storage table is planner/execute/copy_storage.py.
 """
 
 from __future__ import annotations

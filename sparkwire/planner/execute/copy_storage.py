@@ -3,11 +3,11 @@
 Contract: `copy_columns(item, names)` is the catalog columns COPY fills, in data order (every column when `names` is
 empty; 42703 `column "x" of relation "t" does not exist`). `StorageCopyInSink(parser, item, columns, txn, duck,
 ctx)` implements api.CopyInSink (`txn` returns the write transaction to use). CopyData payloads go to `parser`
-(planner/copy.py `copy_parser`: pgtypes' CopyInParser or BinaryCopyInParser for `columns`' oids, names and typmods),
-which applies each type's input function. `finish()` applies varchar(n)/char(n) lengths (22001), fills the columns
-COPY does not list with their DEFAULT (evaluated once on DuckDB), checks NOT NULL (23502) and PRIMARY KEY (23505,
-against the rows the transaction sees and within the data), appends every row — all or nothing — returns the count
-and hands `record` a replay of the append (for ROLLBACK TO SAVEPOINT); committing is the caller's, or
+(planner/execute/copy.py `copy_parser`: pgtypes' CopyInParser or BinaryCopyInParser for `columns`' oids, names and
+typmods), which applies each type's input function. `finish()` applies varchar(n)/char(n) lengths (22001), fills the
+columns COPY does not list with their DEFAULT (evaluated once on DuckDB), checks NOT NULL (23502) and PRIMARY KEY
+(23505, against the rows the transaction sees and within the data), appends every row — all or nothing — returns the
+count and hands `record` a replay of the append (for ROLLBACK TO SAVEPOINT); committing is the caller's, or
 `CommittingSink`'s outside a transaction block. `abort()` drops what was parsed. Both run their work inside `guard`
 (the session's cancel and error mapping) and call `on_done` at the end.
 """

@@ -2,9 +2,9 @@
 
 Contract (one per process, made by `PlannerService`; every method may be called from any session thread):
 - `state`: the catalog's committed `CatalogState`. `transact(ops)` commits catalog ops (the introspection store and
-  the schema shadows follow in the same transaction, see service.py) and then applies the storage side: tables the
-  transaction created get their (empty) storage table, dropped tables lose theirs, dropped relations leave the
-  resident cache. Storage is changed after the catalog commit, outside the catalog's lock (storage commits take
+  the schema shadows follow in the same transaction, see session/service.py) and then applies the storage side:
+  tables the transaction created get their (empty) storage table, dropped tables lose theirs, dropped relations leave
+  the resident cache. Storage is changed after the catalog commit, outside the catalog's lock (storage commits take
   catalog write timestamps under the storage lock, so the opposite order could deadlock); a crash in between is
   repaired by `reconcile()` at start, and a write that races a fresh CREATE TABLE creates the storage table itself
   (`ensure_table`).
@@ -12,9 +12,10 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   `begin_write()` a storage write transaction, committed with `commit_write(txn)` at a timeline timestamp.
 - `spark_ready(notify)`: waits for Spark (starting it if it was configured to start on demand), telling the
   session's client once with a NOTICE that it waits.
-- `executor` (Spark queries at a snapshot, planner/spark_exec.py), `resident` (materialized view contents and
-  indexes held in memory, planner/resident.py) and `notices` (optimizer notices, planner/notice_service.py: one per
-  process, so that ALTER NOTICE finds a SELECT notice any session was sent).
+- `executor` (Spark queries at a snapshot, planner/execute/spark_exec.py), `resident` (materialized view contents and
+  indexes held in memory, planner/execute/resident.py) and `notices` (optimizer notices,
+  planner/statements/notice_service.py: one per process, so that ALTER NOTICE finds a SELECT notice any session was
+  sent).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Contract:
       as Arrow. CTE names and table functions are left alone.
     Each `$n` whose type in `param_types` (DuckDB type names, `$1` first) is known is cast to it, so the
     translator and Spark type it as the planner did (in LIMIT / OFFSET: to INT, which Spark requires there). The
-    bound tree goes through the Spark guard (42501) and `translate_spark.to_spark_sql` with the catalog's column
+    bound tree goes through the Spark guard (42501) and `translate.spark.to_spark_sql` with the catalog's column
     types, memoized by bound text and sources (repeated queries over unchanged data skip the translation, the
     bulk of `prepare`).
   - `schema(query, params)`: the result's Arrow schema (analysis only); `run(query, params, job_tag, timeout)`: a

@@ -4,7 +4,7 @@ slices.
 Contract: a `RowSource` wraps an iterator of Arrow record batches (an engine reader or precomputed batches)
 and a `guard` context manager that the session supplies (it marks the session as running so cancel can
 interrupt, maps engine errors to PgError and puts the session in the failed state). `take(limit)` returns a
-`RowStream` (see planner/api.py) yielding at most `limit` rows (None = all); rows of a batch beyond the limit
+`RowStream` (see api.py) yielding at most `limit` rows (None = all); rows of a batch beyond the limit
 are kept for the next `take`, so successive Executes / FETCHes resume exactly where the previous one stopped.
 `materialize()` reads the remaining rows into memory, freeing the engine connection (which serves one open
 result at a time). `on_exhausted` runs once when the source runs dry (the session stops the statement timer

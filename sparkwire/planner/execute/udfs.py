@@ -1,7 +1,7 @@
 """The session-aware SQL functions: current_setting, set_config, pg_sleep, as engine UDFs keyed by session id.
 
 Contract: DuckDB Python functions are database-wide, so each takes the calling session's id first (the
-translator inserts it, see translate_duckdb.py) and `SessionFunctions` finds the live session in a registry. A
+translator inserts it, see translate/duckdb.py) and `SessionFunctions` finds the live session in a registry. A
 session registers a `SessionHooks` implementation at start and unregisters at terminate. A PgError raised
 inside a UDF cannot cross DuckDB intact, so the hook records it with `remember_error` and the session
 re-raises that error when the engine reports the UDF failure. `pg_sleep` sleeps in short slices and stops as

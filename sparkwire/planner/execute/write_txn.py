@@ -1,4 +1,4 @@
-"""`StorageTransaction`: a session's open storage write transaction, driven by planner/transactions.py.
+"""`StorageTransaction`: a session's open storage write transaction, driven by session/transactions.py.
 
 Contract: implements the three engine-transaction calls `Transactions` makes. `begin()` marks the block open: the
 storage `WriteTxn` itself starts at the block's first write (`writer()`), so a block that only reads costs nothing

@@ -1,7 +1,7 @@
 """Our own grammar for role and privilege statements: roles, memberships, GRANT / REVOKE and ownership.
 
 Contract: `parse_rbac(sql)` returns one frozen statement dataclass, or None when the statement is none of these
-(call it before `ddl_grammar.parse_materialize_ddl`, which refuses `ALTER SCHEMA …` and leaves `… OWNER TO` alone):
+(call it before `ddl.parse_materialize_ddl`, which refuses `ALTER SCHEMA …` and leaves `… OWNER TO` alone):
 
     CREATE ROLE | CREATE USER name [WITH] option…      option: SUPERUSER | NOSUPERUSER | LOGIN | NOLOGIN |
     ALTER ROLE | ALTER USER name [WITH] option…                INHERIT | NOINHERIT | PASSWORD 'x' | PASSWORD NULL

@@ -1,9 +1,9 @@
 """Planning one statement: classify it, guard it, translate it, infer its parameters — never execute it.
 
 Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `Plan`:
-- kind "empty" (nothing but comments), "utility" (`utility` holds the parsed statement, see utility.py),
+- kind "empty" (nothing but comments), "utility" (`utility` holds the parsed statement, see grammar/utility.py),
   "query" (row-returning SELECT/VALUES/set operation), "dml" (INSERT/UPDATE/DELETE, `returning` when it has
-  RETURNING), "ddl" (CREATE/DROP/ALTER: `statement` from our grammar, ddl_grammar.py, checked before sqlglot;
+  RETURNING), "ddl" (CREATE/DROP/ALTER: `statement` from our grammar, grammar/ddl.py, checked before sqlglot;
   TRUNCATE and what only sqlglot parses keep `tree`), "show" (SHOW TABLES/INDEXES/… of our grammar) or
   "explain" (`inner` is the plan of the explained query);
 - `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
@@ -55,7 +55,7 @@ class Plan:
     inner: Plan | None = None  # the query of DECLARE … CURSOR FOR (its `$n` are the statement's parameters)
     void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
     declared_types: tuple[tuple[int, int] | None, ...] | None = None  # per result column, see output_types.py
-    # "ddl"/"show": a statement of our own grammars (ddl_grammar.py, rbac_grammar.py)
+    # "ddl"/"show": a statement of our own grammars (grammar/ddl.py, grammar/rbac.py)
     statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | None = None
 
 

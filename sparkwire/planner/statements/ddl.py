@@ -1,4 +1,4 @@
-"""DDL planning: a parsed DDL statement (ddl_grammar) → the typed catalog ops that carry it out, with no side effect.
+"""DDL planning: a parsed DDL statement (grammar/ddl.py) → the typed catalog ops that carry it out, with no side effect.
 
 Contract: `plan_ddl(stmt, ctx)` resolves names against `ctx.state` the way PostgreSQL does and returns a `DdlPlan`:
 the ops for one `catalog.transact`, the CommandComplete tag, the NOTICEs to send, and for CREATE TABLE … AS and
@@ -12,7 +12,7 @@ sparkwire does not support raises 0A000 naming it.
 - Queries of views, materialized views and CREATE TABLE … AS are stored and returned with every user relation
   qualified as `database.schema.name`, so that they mean the same thing under any search_path; their user
   relations are the item's dependencies, which RESTRICT/CASCADE follow. `ctx.describe_query` gives the columns.
-- `create_sql` is `ddl_grammar.render` of the normalized statement: qualified names, types as format_type prints
+- `create_sql` is `grammar.ddl.render` of the normalized statement: qualified names, types as format_type prints
   them, CREATE TABLE … AS stored as the plain CREATE TABLE it produced, indexes with their name, cluster and key.
 - Index names default as Materialize: `<obj>_primary_idx` (CREATE DEFAULT INDEX, whose key is the primary key or
   else every column), `<obj>_<col>_…_idx` (`expr` for a key that is not a column), numbered `…_idx1`, `…_idx2` when

@@ -1,4 +1,5 @@
-"""Role and privilege planning: a parsed `rbac_grammar` statement → the catalog ops that carry it out, no side effect.
+"""Role and privilege planning: a parsed `grammar/rbac.py` statement → the catalog ops that carry it out, no side
+effect.
 
 Contract: `plan_rbac(stmt, state, names) -> RbacPlan(ops, tag, notices)` (a NamedTuple, so it unpacks as a triple)
 runs as role `names.role_id`, resolves names against `state` as PostgreSQL does and raises, before building any op,

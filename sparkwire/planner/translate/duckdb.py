@@ -6,7 +6,7 @@ every transform in `TRANSFORMS` is a pure function (node, ctx) → node applied 
 sqlglot's DuckDB generator prints it. Engine settings already give PostgreSQL semantics for integer `/`, NULL
 ordering and division by zero (see engine/duckdb.py), so the transforms here cover what settings cannot:
 session information functions (current_user, version(), current_setting, set_config, pg_sleep, pg_backend_pid,
-…), catalog relations, functions and casts (engine/introspection/rewrite.py) and typed parameters (`$n`
+…), catalog relations, functions and casts (introspection/rewrite.py) and typed parameters (`$n`
 becomes `CAST($n AS <type>)` so DuckDB binds values with the inferred PostgreSQL type).
 """
 
@@ -40,7 +40,7 @@ class SessionContext:
     schema: str = "public"
 
 
-# UDF names registered by the planner service (see planner/udfs.py); each takes the session id first.
+# UDF names registered by the planner service (see planner/execute/udfs.py); each takes the session id first.
 UDF_CURRENT_SETTING = "sw_current_setting"
 UDF_SET_CONFIG = "sw_set_config"
 UDF_PG_SLEEP = "sw_pg_sleep"

@@ -2,7 +2,7 @@
 
 psql's `\\d t` sends a dozen catalog queries with the table's OID written as a string literal
 (`WHERE c.oid = '16385'`), psqlODBC inlines its arguments the same way: every table described is new SQL text, so
-the plan cache cannot help and each query pays for the sqlglot passes of `translate_duckdb.to_duckdb` again.
+the plan cache cannot help and each query pays for the sqlglot passes of `translate.duckdb.to_duckdb` again.
 Contract:
 - `shape(sql)`: the statement with each digits-only string literal (`'16385'`) masked, and those literals; None
   when it has none, or when it holds what this scan does not follow (E'' strings, dollar quotes, backslashes,
