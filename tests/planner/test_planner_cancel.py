@@ -4,29 +4,12 @@ PostgreSQL's messages; a cancel that arrives while nothing runs does not affect 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from sparkwire.session.service import PlannerService
-from tests.planner.test_planner_helpers import Client, new_service
+from tests.planner.test_planner_helpers import Client
 
 LONG_SCAN = "SELECT count(*) FROM range(1000000000000) AS r(x) WHERE x % 7 = 3"
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlannerService]:
-    svc = new_service(Path(tmp_path_factory.mktemp("cancel")))
-    yield svc
-    svc.close()
-
-
-@pytest.fixture
-def client(service: PlannerService) -> Iterator[Client]:
-    c = Client(service)
-    yield c
-    c.close()
 
 
 class Canceller:

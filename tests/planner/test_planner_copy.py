@@ -13,15 +13,8 @@ import pytest
 from sparkwire.api import CopyIn, CopyOut
 from sparkwire.errors import PgError
 from sparkwire.session.service import PlannerService
-from tests.planner.test_planner_helpers import Client, materialize, new_service
+from tests.planner.test_planner_helpers import Client, materialize
 from tests.support.postgres import PostgresOracle
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlannerService]:
-    svc = new_service(Path(tmp_path_factory.mktemp("copy")))
-    yield svc
-    svc.close()
 
 
 @pytest.fixture

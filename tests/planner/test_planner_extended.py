@@ -28,13 +28,6 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlannerService
     svc.close()
 
 
-@pytest.fixture
-def client(service: PlannerService) -> Iterator[Client]:
-    c = Client(service)
-    yield c
-    c.close()
-
-
 def param_oids(c: Client, sql: str, declared: list[int] | None = None) -> tuple[int, ...]:
     c.session.parse("", sql, declared or [])
     return c.session.describe_statement("").param_oids

@@ -5,19 +5,11 @@ when it cannot undo writes)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from sparkwire.session.service import PlannerService
-from tests.planner.test_planner_helpers import Client, new_service
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlannerService]:
-    svc = new_service(Path(tmp_path_factory.mktemp("tx")))
-    yield svc
-    svc.close()
+from tests.planner.test_planner_helpers import Client
 
 
 @pytest.fixture

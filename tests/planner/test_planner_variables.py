@@ -4,7 +4,6 @@ real catalog: its grammar, its errors, its values surviving a restart and acting
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,22 +16,8 @@ from sparkwire.planner.statements.notice_service import enabled_by
 from sparkwire.planner.statements.set_show import alter_system_ops, show
 from sparkwire.planner.statements.variables import SessionVariables
 from sparkwire.session.service import PlannerService
-from tests.planner.test_planner_helpers import Client, new_service, oracle_run
+from tests.planner.test_planner_helpers import Client, oracle_run
 from tests.support.postgres import PostgresOracle
-
-
-@pytest.fixture(scope="module")
-def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PlannerService]:
-    svc = new_service(Path(tmp_path_factory.mktemp("vars")))
-    yield svc
-    svc.close()
-
-
-@pytest.fixture
-def client(service: PlannerService) -> Iterator[Client]:
-    c = Client(service)
-    yield c
-    c.close()
 
 
 def test_reported_parameters(client: Client) -> None:
