@@ -1,14 +1,17 @@
 """Generate sparkwire's constant PostgreSQL 15 catalog data from a real PostgreSQL 15.
 
-Writes sparkwire/catalog/relations/pg_keywords.py (pg_get_keywords()) and
-sparkwire/catalog/relations/pg_opclasses.py (pg_opfamily and pg_opclass of the access methods of pg_am, which
-sparkwire's pg_am lists too, and the default btree operator class PostgreSQL picks for a column of each type
-sparkwire speaks, read from the indclass of an index it creates). Run it once per PostgreSQL release:
+Writes sparkwire/catalog/relations/pg_keywords.py (pg_get_keywords()),
+sparkwire/planner/security/pg_function_names.py (the names of PostgreSQL's builtin functions, the base of the
+function allowlist) and sparkwire/catalog/relations/pg_opclasses.py (pg_opfamily and pg_opclass of the access
+methods of pg_am, which sparkwire's pg_am lists too, and the default btree operator class PostgreSQL picks for
+a column of each type sparkwire speaks, read from the indclass of an index it creates). Run it once per PostgreSQL
+release:
 
     .venv/bin/python scripts/gen_pg_constants.py            # starts a throwaway PostgreSQL 15
     .venv/bin/python scripts/gen_pg_constants.py "<dsn>"    # or an existing one (its probes are rolled back)
 
-then `.venv/bin/ruff format sparkwire/catalog/relations/pg_keywords.py sparkwire/catalog/relations/pg_opclasses.py`.
+then `.venv/bin/ruff format sparkwire/catalog/relations/pg_keywords.py sparkwire/catalog/relations/pg_opclasses.py
+sparkwire/planner/security/pg_function_names.py`.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sparkwire.pgtypes.registry import all_types
 from tests.support.postgres import PostgresOracle
 
 CATALOG = Path(__file__).resolve().parent.parent / "sparkwire" / "catalog" / "relations"
+SECURITY = Path(__file__).resolve().parent.parent / "sparkwire" / "planner" / "security"
 _HEADER = '''"""{what}
 
 {contract}
@@ -112,6 +116,29 @@ def _opclasses(cur: psycopg.Cursor[tuple[object, ...]], version: str) -> str:
     return "".join(lines)
 
 
+def _function_names(cur: psycopg.Cursor[tuple[object, ...]], version: str) -> str:
+    cur.execute(
+        "SELECT DISTINCT n.nspname, p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+        "WHERE n.nspname IN ('pg_catalog', 'information_schema') ORDER BY 1, 2"
+    )
+    rows = cur.fetchall()
+    header = _header(
+        what="The names of PostgreSQL's builtin functions: what a client may call, before sparkwire's own choices.",
+        version=version,
+        contract="PG_CATALOG_FUNCTIONS: every proname of pg_catalog; INFORMATION_SCHEMA_FUNCTIONS: those of "
+        "information_schema (pgjdbc and psqlODBC call _pg_expandarray). planner/security/functions.py builds the "
+        "allowlist from them.",
+    )
+    lines = [header]
+    for schema, constant in (
+        ("pg_catalog", "PG_CATALOG_FUNCTIONS"),
+        ("information_schema", "INFORMATION_SCHEMA_FUNCTIONS"),
+    ):
+        text = textwrap.fill(" ".join(str(name) for nsp, name in rows if nsp == schema), width=112)
+        lines.append(f'_{constant} = """\n{text}\n"""\n{constant}: frozenset[str] = frozenset(_{constant}.split())\n')
+    return "".join(lines)
+
+
 def generate(dsn: str) -> None:
     with psycopg.connect(dsn) as conn, conn.cursor() as cur:
         cur.execute("SHOW server_version")
@@ -122,6 +149,7 @@ def generate(dsn: str) -> None:
         cur.execute("SET search_path = sw_probe_schema")
         (CATALOG / "pg_keywords.py").write_text(_keywords(cur, version))
         (CATALOG / "pg_opclasses.py").write_text(_opclasses(cur, version))
+        (SECURITY / "pg_function_names.py").write_text(_function_names(cur, version))
         conn.rollback()
 
 

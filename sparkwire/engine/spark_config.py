@@ -67,6 +67,7 @@ def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = 
         "spark.sql.ansi.enabled": "true",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.variable.substitute": "false",  # '${x}' in a string literal is data, not a variable
+        "spark.sql.runSQLOnFiles": "false",  # parquet.`/path` in SQL is not a file read (planner refuses it too)
         # list a table's Parquet files on the driver: a listing job for > 32 files costs seconds, not milliseconds
         "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",
         "spark.ui.enabled": "false",

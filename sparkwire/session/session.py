@@ -38,6 +38,7 @@ from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.result_cache import ResultCache
 from sparkwire.planner.execute.udfs import SessionFunctions
+from sparkwire.planner.security.privileges import is_superuser
 from sparkwire.planner.statements.variables import SessionVariables
 from sparkwire.planner.translate.duckdb import SessionContext
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
@@ -70,6 +71,7 @@ class DuckSession:
         if startup.application_name:
             overrides.setdefault("application_name", startup.application_name)
         overrides["session_authorization"] = startup.user
+        overrides["is_superuser"] = "on" if is_superuser(data.state, role_id) else "off"
         try:
             variables = SessionVariables(parameter_status, overrides, system=lambda: data.state.system_defaults)
         except e.PgError as err:

@@ -34,7 +34,7 @@ class Settings:
             case u.ShowVariable():
                 fields, batches = show(stmt, s.vars)
                 source = RowSource(iter(batches), contextlib.nullcontext)
-                return Rows(fields, source.take(limit), formats(len(fields)), tag_prefix="SHOW")
+                return Rows(fields, source.take(limit), formats(len(fields)), tag="SHOW")  # as PostgreSQL: no count
             case u.SetVariable() | u.ResetVariable() | u.SetTransaction():
                 return apply_setting(
                     stmt, s.vars, in_block=s.tx.in_block, in_transaction=s.tx.in_transaction, warn=self._life.notify

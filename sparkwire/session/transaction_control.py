@@ -47,10 +47,10 @@ class TransactionControl:
     def run(self, stmt: u.Utility) -> Result:
         tx, life, variables = self._s.tx, self._life, self._s.vars
         match stmt:
-            case u.Begin(isolation=isolation, read_only=read_only):
+            case u.Begin(isolation=isolation, read_only=read_only, tag=tag):
                 if tx.in_block:
                     life.notify("there is already a transaction in progress", sqlstate="25001")
-                    return CommandComplete("BEGIN")
+                    return CommandComplete(tag)
                 life.prepare_engine()
                 with life.running():
                     tx.begin()
@@ -60,7 +60,7 @@ class TransactionControl:
                 )
                 ro = default_ro if read_only is None else ("on" if read_only else "off")
                 variables.set_internal("transaction_read_only", ro)
-                return CommandComplete("BEGIN")
+                return CommandComplete(tag)
             case u.Commit() | u.Rollback():
                 verb = "COMMIT" if isinstance(stmt, u.Commit) else "ROLLBACK"
                 if not tx.in_block:

@@ -9,7 +9,7 @@ import pytest
 
 from tests.planner.test_planner_helpers import Client
 
-LONG_SCAN = "SELECT count(*) FROM range(1000000000000) AS r(x) WHERE x % 7 = 3"
+LONG_SCAN = "SELECT count(*) FROM generate_series(1, 1000000000000) AS r(x) WHERE x % 7 = 3"
 
 
 class Canceller:
@@ -51,7 +51,7 @@ def test_cancel_in_a_transaction_fails_it(client: Client) -> None:
 def test_cancel_while_idle_does_nothing(client: Client) -> None:
     client.session.cancel()
     assert client.rows("SELECT pg_sleep(0.01)") == [("",)]
-    assert client.rows("SELECT count(*) FROM range(1000)") == [(1000,)]
+    assert client.rows("SELECT count(*) FROM generate_series(1, 1000)") == [(1000,)]
 
 
 @pytest.mark.parametrize("sql", ["SELECT pg_sleep(60)", LONG_SCAN])

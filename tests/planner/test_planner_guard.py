@@ -1,5 +1,6 @@
-"""Security: every user is refused file access, extensions, attached databases and engine settings, by the guard
-(42501 before anything reaches DuckDB) and, underneath, by DuckDB's own locked configuration."""
+"""Security: every user is refused file access, extensions, attached databases and engine settings: engine
+functions do not exist (42883, the allowlist), engine statements are refused (42501) before anything reaches
+DuckDB, and underneath DuckDB's own configuration refuses files."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Client]:
     svc.close()
 
 
-REFUSED = [
+# Engine functions are not PostgreSQL functions: they do not exist for a client (the allowlist, functions.py).
+NOT_FUNCTIONS = [
     "SELECT * FROM read_csv('/etc/passwd')",
     "SELECT * FROM read_csv_auto('/etc/passwd')",
     "SELECT * FROM read_parquet('x.parquet')",
@@ -32,9 +34,24 @@ REFUSED = [
     "SELECT content FROM read_text('/etc/hostname')",
     "SELECT * FROM read_blob('/etc/hostname')",
     "SELECT * FROM sniff_csv('/etc/passwd')",
-    "SELECT * FROM '/etc/passwd'",
-    "SELECT * FROM 'data.csv'",
     "SELECT getenv('HOME')",
+    "SELECT * FROM json_execute_serialized_sql(json_serialize_sql('SELECT 1'))",
+    "SELECT * FROM enable_logging()",
+    "SELECT * FROM duckdb_logs()",
+    "SELECT * FROM main.duckdb_tables()",
+    'SELECT * FROM "DUCKDB_DATABASES"()',
+    "SELECT * FROM pragma_database_list()",
+    "SELECT * FROM checkpoint()",
+    "SELECT sw_pg_get_userbyid(10)",
+    "SELECT pg_read_file('/etc/passwd')",
+    "SELECT pg_catalog.pg_ls_dir('/')",
+    "WITH q AS (SELECT query('SELECT 1')) SELECT * FROM q",
+    "SELECT (SELECT x FROM query_table('t') x)",
+    "SELECT * FROM generate_series(1, 2) g, LATERAL (SELECT duckdb_memory()) m",
+]
+
+# Engine statements are refused by their head, whatever comments precede them.
+REFUSED = [
     "ATTACH '/tmp/other.db' AS other",
     "DETACH other",
     "INSTALL httpfs",
@@ -43,9 +60,18 @@ REFUSED = [
     "IMPORT DATABASE '/tmp/dump'",
     "PRAGMA database_list",
     "CALL pragma_version()",
+    "/* c */ CALL enable_logging()",
+    "-- c\nPRAGMA enable_profiling",
     "USE memory",
     "CHECKPOINT",
 ]
+
+
+@pytest.mark.parametrize("sql", NOT_FUNCTIONS)
+def test_engine_functions_do_not_exist(client: Client, sql: str) -> None:
+    err = client.error(sql)
+    assert err.code == "42883", err
+    assert "does not exist" in err.message
 
 
 @pytest.mark.parametrize("sql", REFUSED)
@@ -53,6 +79,12 @@ def test_refused_with_42501(client: Client, sql: str) -> None:
     err = client.error(sql)
     assert err.code == "42501"
     assert "permission denied" in err.message
+
+
+@pytest.mark.parametrize("sql", ["SELECT * FROM '/etc/passwd'", "SELECT * FROM 'data.csv'"])
+def test_a_quoted_path_is_a_relation_name_never_a_file(client: Client, sql: str) -> None:
+    err = client.error(sql)
+    assert err.code == "42P01", err
 
 
 def test_duckdb_settings_are_session_variables_not_engine_settings(client: Client) -> None:

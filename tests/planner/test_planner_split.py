@@ -39,7 +39,10 @@ def test_split(sql: str, expected: list[str]) -> None:
     [
         ("BEGIN", u.Begin()),
         ("begin work", u.Begin()),
-        ("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", u.Begin("repeatable read", True)),
+        (
+            "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+            u.Begin("repeatable read", True, tag="START TRANSACTION"),
+        ),
         ("COMMIT", u.Commit()),
         ("END TRANSACTION", u.Commit()),
         ("ABORT", u.Rollback()),

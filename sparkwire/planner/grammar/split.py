@@ -5,12 +5,14 @@ of its terminating `;`; statements that are empty (only whitespace, comments or 
 list means EmptyQueryResponse. Semicolons inside '…' strings (with '' escapes), E'…' strings (with backslash
 escapes), "…" identifiers, $tag$…$tag$ dollar quotes, -- line comments and nested /* … */ comments do not
 split. An unterminated quote or comment runs to the end of the string (PostgreSQL then reports the syntax
-error).
+error). `mask_comments(sql)` blanks every comment with spaces of the same length, so that the statement grammars,
+the guard and the engines see a statement's first word first whatever comments precede or separate its words.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 _IDENT_CHAR = re.compile(r"[A-Za-z_0-9$]")
@@ -65,9 +67,8 @@ def _is_blank(statement: str) -> bool:
     return True
 
 
-def split_statements(sql: str) -> list[str]:
-    statements: list[str] = []
-    start = 0
+def _scan(sql: str) -> Iterator[tuple[str, int, int]]:
+    """The spans that matter to statement boundaries: ("comment", start, end) and (";", i, i + 1), in order."""
     i = 0
     n = len(sql)
     while i < n:
@@ -79,9 +80,13 @@ def split_statements(sql: str) -> list[str]:
             i = _skip_quoted(sql, i + 1, '"', False)
         elif c == "-" and sql.startswith("--", i):
             nl = sql.find("\n", i)
-            i = n if nl < 0 else nl + 1
+            end = n if nl < 0 else nl
+            yield "comment", i, end
+            i = end
         elif c == "/" and sql.startswith("/*", i):
-            i = _skip_block_comment(sql, i + 2)
+            end = _skip_block_comment(sql, i + 2)
+            yield "comment", i, end
+            i = end
         elif c == "$" and (i == 0 or not _IDENT_CHAR.match(sql[i - 1])):
             m = _DOLLAR_TAG.match(sql, i)
             if m:
@@ -90,10 +95,34 @@ def split_statements(sql: str) -> list[str]:
             else:
                 i += 1
         elif c == ";":
-            statements.append(sql[start:i])
+            yield ";", i, i + 1
             i += 1
-            start = i
         else:
             i += 1
+
+
+def split_statements(sql: str) -> list[str]:
+    statements: list[str] = []
+    start = 0
+    for kind, i, end in _scan(sql):
+        if kind == ";":
+            statements.append(sql[start:i])
+            start = end
     statements.append(sql[start:])
     return [s.strip() for s in statements if not _is_blank(s)]
+
+
+def mask_comments(sql: str) -> str:
+    """`sql` with every comment (line, block, nested block) turned into spaces, newlines kept: each character
+    keeps its position (error positions stay right) and every statement head is its first word."""
+    spans = [(start, end) for kind, start, end in _scan(sql) if kind == "comment"]
+    if not spans:
+        return sql
+    out: list[str] = []
+    at = 0
+    for start, end in spans:
+        out.append(sql[at:start])
+        out.append(re.sub(r"[^\n]", " ", sql[start:end]))
+        at = end
+    out.append(sql[at:])
+    return "".join(out)

@@ -23,6 +23,7 @@ from sparkwire.planner.grammar.tokens import Parser
 class Begin:
     isolation: str | None = None
     read_only: bool | None = None
+    tag: str = "BEGIN"  # START TRANSACTION's tag is its own, as in PostgreSQL
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +187,7 @@ def _transaction(p: Parser, first: str) -> Utility:
             p.expect("transaction")
         else:
             p.accept("transaction") or p.accept("work")
-        return Begin(*_isolation_and_access(p))
+        return Begin(*_isolation_and_access(p), tag="START TRANSACTION" if first == "start" else "BEGIN")
     if first in ("commit", "end"):
         p.accept("transaction") or p.accept("work")
         p.end()
@@ -231,8 +232,14 @@ def _set(p: Parser) -> Utility:
         value = p.value() if p.peek() is not None else "UTF8"
         p.end()
         return SetVariable("client_encoding", value, local)
-    if p.accept("session", "authorization") or p.accept("role"):
-        return SetVariable("session_authorization", p.value(), local)
+    if p.accept("authorization") or p.accept("session", "authorization"):  # SET [SESSION] SESSION AUTHORIZATION
+        authorization = None if p.accept("default") else p.value()
+        p.end()
+        return SetVariable("session_authorization", authorization, local)
+    if p.accept("role"):
+        value = p.value()
+        p.end()
+        return SetVariable("role", None if value == "none" else value, local)
     name = p.qualified_name()
     return SetVariable(name, _set_value(p), local)
 
@@ -364,6 +371,9 @@ def parse_utility(sql: str) -> Utility | None:
         if p.accept("time", "zone"):
             p.end()
             return ResetVariable("TimeZone")
+        if p.accept("session", "authorization"):
+            p.end()
+            return ResetVariable("session_authorization")
         name = p.qualified_name()
         p.end()
         return ResetVariable(name)

@@ -31,7 +31,7 @@ from sparkwire.planner.grammar.alter_notice import parse_alter_notice
 from sparkwire.planner.grammar.ddl import CreateTable, CreateView, DdlStatement, parse_materialize_ddl
 from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
-from sparkwire.planner.grammar.split import split_statements
+from sparkwire.planner.grammar.split import mask_comments, split_statements
 from sparkwire.planner.grammar.utility import Declare, Utility, parse_utility
 from sparkwire.planner.planning.params import Describe, ParamType, infer_parameter_types
 from sparkwire.planner.security import guard
@@ -217,6 +217,7 @@ def plan_statement(
     inline OIDs without the sqlglot passes (literal_templates.py)."""
     if not split_statements(sql):
         return Plan(sql, "empty")
+    sql = mask_comments(sql)
     guard.check_statement_head(sql)
     explain = _EXPLAIN.match(sql)
     if explain is not None:
@@ -232,7 +233,7 @@ def plan_statement(
         return Plan(sql, "ddl", statement=rbac)
     own = parse_materialize_ddl(sql)
     if isinstance(own, CreateView | CreateTable) and own.query is not None:
-        guard.check_tree(parse(own.query))  # a view's query must pass the same checks as a query
+        guard.check_tree(parse(own.query), own.query)  # a view's query must pass the same checks as a query
     if own is not None:
         kind = "show" if isinstance(own, ShowObjects | ShowColumns | ShowCreate) else "ddl"
         return Plan(sql, kind, tag="SHOW" if kind == "show" else "", statement=own)
@@ -244,7 +245,7 @@ def plan_statement(
         return Plan(sql, "utility", utility=utility)
     _check_keyword(sql)
     tree = parse(sql)
-    guard.check_tree(tree)
+    guard.check_tree(tree, sql)
     if isinstance(tree, exp.Command):
         head = tree.name.upper()
         raise e.FeatureNotSupported(f"{head} is not supported")

@@ -1,13 +1,15 @@
 """Security guard: SQL must never reach server files, extensions or engine settings, whoever the user is.
 
-Contract: `check_statement_head(sql)` rejects, by leading keyword, engine statements that touch files,
-extensions or configuration (ATTACH, DETACH, INSTALL, LOAD, EXPORT/IMPORT DATABASE, PRAGMA, CALL, CHECKPOINT,
-USE, …); `check_tree(tree)` rejects file-reading table functions (read_csv, read_parquet, glob, …), functions
-that reach the file system or the network, replacement scans of quoted file paths (`FROM 'data.csv'`) and
-engine introspection of settings. Both raise 42501 InsufficientPrivilege with a message naming what was
-refused. This is the first belt; the second is the engine's own configuration (external access disabled, which
-DuckDB refuses to re-enable while running, see engine/duckdb.py). Engine settings cannot be reached at all:
-every SET/RESET/SHOW is parsed by the planner's own grammar and applied to session variables.
+Contract: `check_statement_head(sql)` rejects, by leading keyword (comments are blanked before, see
+grammar/split.py), engine statements that touch files, extensions or configuration (ATTACH, DETACH, INSTALL,
+LOAD, EXPORT/IMPORT DATABASE, PRAGMA, CALL, CHECKPOINT, USE, …) with 42501 InsufficientPrivilege naming what was
+refused. `check_tree(tree, sql)` holds every function call to the allowlist (functions.py: PostgreSQL's
+functions, anything else is 42883 as in PostgreSQL) and applies the head check to statements sqlglot could not
+parse. Relation names are never taken for files: every relation a statement names resolves in the catalog
+(42P01 otherwise) before an engine sees it. The second belt is the engines' own configuration (DuckDB: external
+access disabled, which it refuses to re-enable while running, see engine/duckdb.py; Spark: SQL on files off, see
+engine/spark_config.py). Engine settings cannot be reached at all: every SET/RESET/SHOW is parsed by the
+planner's own grammar and applied to session variables.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import re
 from sqlglot import exp
 
 from sparkwire import errors as e
+from sparkwire.planner.security.functions import check_functions
 
 _FORBIDDEN_HEADS = frozenset(
     [
@@ -36,53 +39,6 @@ _FORBIDDEN_HEADS = frozenset(
     ]
 )
 
-_FORBIDDEN_FUNCTIONS = frozenset(
-    [
-        "read_csv",
-        "read_csv_auto",
-        "read_parquet",
-        "parquet_scan",
-        "read_json",
-        "read_json_auto",
-        "read_json_objects",
-        "read_json_objects_auto",
-        "read_ndjson",
-        "read_ndjson_auto",
-        "read_ndjson_objects",
-        "read_text",
-        "read_blob",
-        "glob",
-        "parquet_metadata",
-        "parquet_schema",
-        "parquet_file_metadata",
-        "parquet_kv_metadata",
-        "sniff_csv",
-        "read_xlsx",
-        "iceberg_scan",
-        "delta_scan",
-        "sqlite_scan",
-        "sqlite_attach",
-        "postgres_scan",
-        "postgres_attach",
-        "mysql_scan",
-        "httpfs",
-        "duckdb_settings",
-        "current_setting_duckdb",
-        "getenv",
-        "read_duckdb",
-        "query",
-        "query_table",
-        # Spark: calls into the JVM
-        "reflect",
-        "try_reflect",
-        "java_method",
-        "input_file_name",
-    ]
-)
-_FORBIDDEN_PREFIXES = ("read_", "parquet_", "sqlite_", "postgres_", "mysql_", "iceberg_", "delta_")
-
-_FILE_LIKE = re.compile(r"[/\\.:]|^~")
-
 
 def _refuse(what: str) -> e.PgError:
     return e.InsufficientPrivilege(f"permission denied: {what} is not allowed")
@@ -94,19 +50,10 @@ def check_statement_head(sql: str) -> None:
         raise _refuse(m.group(1).upper())
 
 
-def _function_name(node: exp.Func) -> str:
-    if isinstance(node, exp.Anonymous):
-        return node.name.lower()
-    return node.sql_name().lower()
-
-
-def check_tree(tree: exp.Expression) -> None:
+def check_tree(tree: exp.Expression, sql: str) -> None:
+    """`tree` parsed from `sql`: every function call is one the allowlist holds (functions.py), and no engine
+    statement hides inside (sqlglot's Command)."""
+    check_functions(tree, sql)
     for node in tree.walk():
-        if isinstance(node, exp.Func):
-            name = _function_name(node)
-            if name in _FORBIDDEN_FUNCTIONS or name.startswith(_FORBIDDEN_PREFIXES):
-                raise _refuse(f"function {name}")
-        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier) and (_FILE_LIKE.search(node.name)):
-            raise _refuse(f'reading the file "{node.name}"')
-        elif isinstance(node, exp.Command):
+        if isinstance(node, exp.Command):
             check_statement_head(node.name)

@@ -29,9 +29,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
 
 from sparkwire import errors as e
 from sparkwire.api import Notice
@@ -46,6 +44,7 @@ from sparkwire.planner.bind.resolve import Names, is_builtin_relation, user_rela
 from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.ddl_parser import Name, quote
 from sparkwire.planner.grammar.dialect import PG
+from sparkwire.planner.statements.ddl_expressions import check_default, index_key
 from sparkwire.planner.translate.duckdb import parse
 
 DescribeQuery = Callable[[exp.Expression], tuple[Column, ...]]
@@ -226,15 +225,6 @@ def _query_columns(tree: exp.Expression, names: tuple[str, ...], ctx: DdlContext
 # ---- CREATE TABLE -------------------------------------------------------------------------------------------
 
 
-def _check_default(text: str) -> None:
-    try:
-        tree = sqlglot.parse_one(text, read=PG)
-    except ParseError:
-        raise e.SyntaxError(f'syntax error at or near "{text.split()[0]}"') from None
-    if tree.find(exp.Column) is not None:
-        raise e.FeatureNotSupported("cannot use column reference in DEFAULT expression")
-
-
 def _table_columns(stmt: g.CreateTable) -> tuple[tuple[Column, ...], tuple[str, ...]]:
     _check_distinct(c.name for c in stmt.columns)
     key = stmt.primary_key or tuple(c.name for c in stmt.columns if c.primary_key)
@@ -261,7 +251,7 @@ def _table_columns(stmt: g.CreateTable) -> tuple[tuple[Column, ...], tuple[str, 
                 position=c.type_position,
             )
         if c.default is not None:
-            _check_default(c.default)
+            check_default(c.default)
         not_null = c.not_null or c.name in seen
         columns.append(Column(c.name, pgtype.oid, typmod, nullable=not not_null, default=c.default))
     return tuple(columns), key
@@ -364,25 +354,6 @@ def _create_view(stmt: g.CreateView, ctx: DdlContext) -> DdlPlan:
 # ---- CREATE INDEX -------------------------------------------------------------------------------------------
 
 
-def _index_key(text: str, on: Item) -> tuple[str, str]:
-    """(normalized key SQL, name part): a column key is its quoted name; any other expression is printed by
-    sqlglot with unquoted identifiers folded to lower case, and its columns must exist."""
-    try:
-        tree = sqlglot.parse_one(text, read=PG)
-    except ParseError:
-        raise e.SyntaxError(f'syntax error at or near "{text.split()[0]}"') from None
-    for ident in tree.find_all(exp.Identifier):
-        if not ident.quoted:
-            ident.set("this", ident.name.lower())
-    names = {c.name for c in on.columns}
-    for column in tree.find_all(exp.Column):
-        if column.name not in names:
-            raise e.UndefinedColumn(f'column "{column.name}" does not exist')
-    if isinstance(tree, exp.Column) and not tree.table:
-        return quote(tree.name), tree.name
-    return tree.sql(dialect=PG, normalize_functions="lower"), "expr"
-
-
 def _key_columns(keys: tuple[str, ...], on: Item, schema: Schema, ctx: DdlContext) -> tuple[Column, ...]:
     """The index's attributes as PostgreSQL names them (ChooseIndexColumnNames: a column key is the column, a
     function call its function's name, any other expression `expr`; repeats get 1, 2, …) with the key types,
@@ -429,7 +400,7 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
         keys = tuple(quote(c) for c in (on.primary_key or tuple(c.name for c in on.columns)))
         base = f"{on.name}_primary_idx"
     else:
-        normalized = [_index_key(k, on) for k in stmt.keys]
+        normalized = [index_key(k, on) for k in stmt.keys]
         keys = tuple(sql for sql, _ in normalized)
         base = f"{on.name}_{'_'.join(part for _, part in normalized)}_idx"
     if stmt.name is not None:

@@ -3,7 +3,9 @@
 Contract: `apply_setting(stmt, variables, in_block=…, in_transaction=…, warn=…)` performs one SET/RESET-family
 statement and returns its CommandComplete; PostgreSQL's warnings (SET LOCAL or SET TRANSACTION outside a
 transaction block, which then do nothing) go to `warn(message, sqlstate=…)`. `transaction_isolation` and
-`transaction_read_only` only ever change for the current transaction. `show(stmt, variables)` returns the
+`transaction_read_only` only ever change for the current transaction. A session keeps the role it logged in
+with: SET ROLE / SET SESSION AUTHORIZATION to that role, NONE or DEFAULT (and RESET of either) change nothing,
+any other role is 0A000. `show(stmt, variables)` returns the
 RowDescription and rows of SHOW name (one column named like the variable) or SHOW ALL (name, setting,
 description), all text.
 
@@ -33,6 +35,7 @@ from sparkwire.planner.statements.variables import SessionVariables, lookup
 Warn = Callable[..., None]
 _PER_TRANSACTION = ("transaction_isolation", "transaction_read_only")
 ALTER_SYSTEM = "ALTER SYSTEM"
+_IDENTITY = ("role", "session_authorization")
 
 
 def _set_transaction(
@@ -54,10 +57,29 @@ def _set_transaction(
     return CommandComplete("SET")
 
 
+def _keep_identity(name: str, value: str | None, variables: SessionVariables, in_transaction: bool) -> None:
+    """SET ROLE / SET SESSION AUTHORIZATION: a session acts as the role it logged in as. Naming that role again,
+    NONE or DEFAULT changes nothing; any other role is 0A000 rather than a silent change of privileges."""
+    if value is None or value == variables.get("session_authorization"):
+        variables.set("role", value if name == "role" else None, in_transaction=in_transaction, internal=True)
+        return
+    statement = "SET ROLE" if name == "role" else "SET SESSION AUTHORIZATION"
+    raise e.FeatureNotSupported(
+        f"{statement} is not supported",
+        hint="Log in as the role instead; a session keeps the role it logged in with.",
+    )
+
+
 def apply_setting(
     stmt: u.Utility, variables: SessionVariables, *, in_block: bool, in_transaction: bool, warn: Warn
 ) -> CommandComplete:
     match stmt:
+        case u.SetVariable(name=name, value=value) if name in _IDENTITY:
+            _keep_identity(name, value, variables, in_transaction)
+            return CommandComplete("SET")
+        case u.ResetVariable(name=str(name)) if name.lower() in _IDENTITY:
+            variables.set("role", None, in_transaction=in_transaction, internal=True)
+            return CommandComplete("RESET")
         case u.SetVariable(name=name, value=value, local=local):
             if local and not in_block:
                 warn("SET LOCAL can only be used in transaction blocks", sqlstate="25P01")

@@ -295,6 +295,7 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("jit", "off", "Allow JIT compilation (accepted for client compatibility; no effect).", _boolean),
     Variable("lock_timeout", "0", "Sets the maximum allowed duration of any wait for a lock.", _duration),
     Variable("max_identifier_length", "63", "Shows the maximum identifier length.", settable=False),
+    Variable("role", "none", "Sets the current session's role.", settable=False),
     Variable("search_path", "public", "Sets the schema search order for names that are not schema-qualified."),
     Variable(
         "server_encoding",
@@ -401,10 +402,19 @@ class SessionVariables:
     def all(self) -> list[tuple[str, str, str]]:
         return [(v.name, self.get(v.name), v.description) for v in sorted(VARIABLES, key=lambda v: v.name.lower())]
 
-    def set(self, name: str, value: str | None, *, local: bool = False, in_transaction: bool = False) -> None:
-        """SET name = value (None = DEFAULT, the reset value). `local` changes last until the transaction ends."""
+    def set(
+        self,
+        name: str,
+        value: str | None,
+        *,
+        local: bool = False,
+        in_transaction: bool = False,
+        internal: bool = False,
+    ) -> None:
+        """SET name = value (None = DEFAULT, the reset value). `local` changes last until the transaction ends;
+        `internal`: a value sparkwire sets for a statement of its own (SET ROLE), allowed for read-only ones."""
         var = lookup(name)
-        if not var.settable:
+        if not var.settable and not internal:
             raise e.CantChangeRuntimeParam(f'parameter "{var.name}" cannot be changed')
         canonical = None if value is None else var.normalize(var.name, value)
         before = self.get(var.name)

@@ -144,7 +144,7 @@ def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
         and not node.table
         and isinstance(node.this, exp.Identifier)
         and not node.this.quoted
-        and node.name.lower() == "user"
+        and node.name.lower() in ("user", "current_role")
     ):
         return exp.Literal.string(ctx.user)
     if isinstance(node, exp.CurrentDatabase | exp.CurrentCatalog):
