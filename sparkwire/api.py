@@ -173,6 +173,12 @@ class Session(Protocol):
         """ParameterStatus values to send after authentication (server_version, TimeZone, …)."""
         ...
 
+    def idle_timeout(self) -> float | None:
+        """Seconds the server waits for the client's next message while the session is idle in a transaction
+        block (idle_in_transaction_session_timeout) before it ends the connection with FATAL 25P03; None: no
+        limit (outside a block, or the setting is 0)."""
+        ...
+
     # simple query protocol
     def simple_query(self, sql: str) -> Iterator[Result]:
         """Run every statement of `sql` in order, yielding one result per statement as it runs.

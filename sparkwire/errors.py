@@ -264,6 +264,10 @@ class QueryCanceled(PgError):
     sqlstate = "57014"
 
 
+class IdleInTransactionSessionTimeout(PgError):
+    sqlstate = "25P03"
+
+
 class AdminShutdown(PgError):
     sqlstate = "57P01"
 

@@ -15,7 +15,9 @@ Contract:
   Startup packets are read with exact-size reads, so nothing is consumed past an SSLRequest before the TLS
   handshake.
 - Query phase: frames go to `QueryProtocol.run()`; its output is sent (blocking `sendall`, which is the
-  backpressure) whenever it waits for input or asks for a flush while streaming.
+  backpressure) whenever it waits for input or asks for a flush while streaming. Waiting for a new message while
+  the session is in a transaction block lasts at most `session.idle_timeout()` (idle_in_transaction_session_timeout):
+  then FATAL 25P03 and the connection closes, rolling the transaction back.
 - Any error of this layer reaches the client as FATAL ErrorResponse and closes only this connection.
   `session.terminate()` always runs once a session exists. `cancel()` and `shutdown()` may be called from any
   thread.
@@ -34,7 +36,13 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from sparkwire.api import Notice, NoticeSink, ParameterStatusSink, StartupInfo
-from sparkwire.errors import InternalError, PgError, ProtocolViolation, QueryCanceled
+from sparkwire.errors import (
+    IdleInTransactionSessionTimeout,
+    InternalError,
+    PgError,
+    ProtocolViolation,
+    QueryCanceled,
+)
 from sparkwire.server import backend as be
 from sparkwire.server.auth import AuthMethod
 from sparkwire.server.cancel import CancelRegistry
@@ -68,6 +76,11 @@ class ServerContext:
     auth: AuthMethod
     tls: ssl.SSLContext | None = None
     cancels: CancelRegistry = field(default_factory=CancelRegistry)
+
+
+IDLE_IN_TRANSACTION = IdleInTransactionSessionTimeout(
+    "terminating connection due to idle-in-transaction timeout", severity="FATAL"
+)
 
 
 class _Closed(Exception):
@@ -246,10 +259,26 @@ class Connection:
                 sock.sendall(out)
                 out.clear()
             if wait is Wait.INPUT:
-                inbox.extend(self._framer.feed(self._recv(READ_SIZE)))
+                inbox.extend(self._framer.feed(self._recv_next(protocol)))
         if out:
             sock.sendall(out)
             out.clear()
+
+    def _recv_next(self, protocol: QueryProtocol) -> memoryview:
+        """The next bytes from the client; idle in a transaction block longer than the session allows, the
+        connection ends with FATAL 25P03 as in PostgreSQL (the session's transaction is rolled back on close)."""
+        idle = protocol.session.idle_timeout() if not protocol.inbox else None
+        if idle is None:
+            return self._recv(READ_SIZE)
+        self._sock.settimeout(idle)
+        try:
+            return self._recv(READ_SIZE)
+        except TimeoutError:
+            self._fatal(IDLE_IN_TRANSACTION)
+            raise _Closed from None
+        finally:
+            with contextlib.suppress(OSError):
+                self._sock.settimeout(None)
 
     # ---- end ----------------------------------------------------------------------------------------------
 

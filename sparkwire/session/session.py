@@ -39,7 +39,7 @@ from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.result_cache import ResultCache
 from sparkwire.planner.execute.udfs import SessionFunctions
 from sparkwire.planner.security.privileges import is_superuser
-from sparkwire.planner.statements.variables import SessionVariables
+from sparkwire.planner.statements.variables import SessionVariables, duration_ms
 from sparkwire.planner.translate.duckdb import SessionContext
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
 from sparkwire.session.dispatch import Dispatch
@@ -93,6 +93,12 @@ class DuckSession:
     @property
     def transaction_status(self) -> TransactionStatus:
         return self._s.tx.status
+
+    def idle_timeout(self) -> float | None:
+        if self._s.tx.status == "I":
+            return None
+        ms = duration_ms(self._s.vars.get("idle_in_transaction_session_timeout"))
+        return ms / 1000 if ms > 0 else None
 
     def reported_parameters(self) -> dict[str, str]:
         return self._s.vars.reported()

@@ -208,6 +208,9 @@ class DoubleSession:
     def reported_parameters(self) -> dict[str, str]:
         return {}
 
+    def idle_timeout(self) -> float | None:
+        return None
+
     def encode_options(self) -> EncodeOptions:
         return EncodeOptions()
 
