@@ -100,6 +100,11 @@ def test_postgres_named_functions_answer_sparkwire_facts(plain: Conn) -> None:
         "SELECT current_database(), current_schema(), current_user, current_role, version() LIKE 'PostgreSQL %'"
     ).fetchone()
     assert row == ("materialize", "public", PLAIN, PLAIN, True)
+    on_spark = plain.execute(
+        "SELECT DISTINCT current_user, session_user, user, current_role, version() LIKE 'PostgreSQL %', "
+        "current_database(), current_schema FROM sec_public"
+    ).fetchall()
+    assert on_spark == [(PLAIN, PLAIN, PLAIN, PLAIN, True, "materialize", "public")]  # not the OS user, not Spark's
     with pytest.raises(psycopg.errors.UndefinedObject):
         plain.execute("SELECT current_setting('threads')")  # a DuckDB setting is no setting of ours
     with pytest.raises(psycopg.errors.UndefinedFunction):

@@ -47,7 +47,7 @@ from sparkwire.planner.security.privileges import check_dml, check_ops, check_re
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
 from sparkwire.planner.statements.rbac import plan_rbac
 from sparkwire.planner.statements.show_objects import show_objects
-from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb
+from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
 from sparkwire.storage.txn import WriteTxn
 
 _job_numbers = itertools.count(1)
@@ -212,7 +212,7 @@ class UserData:
     ) -> SparkArrowStream:
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
-        query = executor.prepare(tree, state, names, read, param_types)
+        query = executor.prepare(with_session_facts(tree, self._ctx), state, names, read, param_types)
         tag = f"sw-{next(_job_numbers)}"
         with self._lock:
             self._job_tag = tag
@@ -370,7 +370,8 @@ class UserData:
             return explain_text(FastPathRoute(lookup), state)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
-        query = executor.prepare(plan.tree, state, names, self._read(None), [t[1] for t in plan.param_types])
+        facts = with_session_facts(plan.tree, self._ctx)
+        query = executor.prepare(facts, state, names, self._read(None), [t[1] for t in plan.param_types])
         materialized = tuple(
             item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"
         )

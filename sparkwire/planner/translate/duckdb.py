@@ -78,6 +78,13 @@ def parse(sql: str) -> exp.Expression:
 Transform = Callable[[exp.Expression, SessionContext], exp.Expression]
 
 
+def with_session_facts(tree: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """A copy of `tree` with current_user & co., version(), current_database() and current_schema replaced by this
+    session's values: what a query sent to Spark must carry, since Spark's own answer is the server process's
+    (its OS user, Spark's version, its `default` database)."""
+    return tree.copy().transform(lambda node: _session_info(node, ctx))
+
+
 def _unqualify_builtins(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
     """`pg_catalog.version()` → `version()`: built-in functions live in pg_catalog, which is always searched."""
     if (
