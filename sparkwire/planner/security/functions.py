@@ -1,22 +1,23 @@
 """The function allowlist: a client calls PostgreSQL's functions, never an engine's own.
 
-Contract: `check_functions(tree, sql)` walks a statement parsed from `sql` and raises 42883 `function name(…) does
-not exist` (PostgreSQL's answer for a function it does not have) for every call whose name, as the client spelled
-it, is not in `ALLOWED`, and for every call qualified by a schema other than pg_catalog (or information_schema for
-its own functions). `ALLOWED` is PostgreSQL 15's builtin function names (pg_function_names.py, generated from a real
-PostgreSQL) plus the SQL constructs that look like calls (COALESCE, GREATEST, ROW, …), minus `REFUSED`: the
-PostgreSQL functions that read or write the server's files, signal processes or change server state, which no role
-may call here. Everything else an engine offers (DuckDB's read_csv, json_execute_serialized_sql, enable_logging,
-duckdb_* and pragma_* functions, checkpoint; Spark's reflect and java_method; the store's own `sw_*` functions) is
-simply not a PostgreSQL function, so it does not exist for a client: however it is spelled (quoted, qualified, any
-case) and wherever it appears (select list, FROM, lateral, CTE, subquery, view body, default expression, prepared
-statement), since every statement text a client sends is checked where it is parsed. The name comes from the source
-text (sqlglot records where a call's name token is) so that sqlglot's folding of several names into one expression
-class (`regexp_extract` and friends) cannot smuggle a name in; calls sqlglot builds from grammar (CAST, EXTRACT,
-SUBSTRING … FROM, TRIM, POSITION, operators) carry no name token and pass only when their expression class is one
-PostgreSQL's grammar or functions produce (`GRAMMAR`); any other (ARG_MAX, TRY_CAST, IF, JSON_VALUE in FROM, …) does
-not exist. Functions sparkwire translates (current_setting, set_config, pg_sleep, the catalog functions of
-introspection/functions.py) are PostgreSQL names and pass; their translations are ours.
+Contract: `check_functions(tree, sql)` walks a statement parsed from `sql` (`check_call(node, sql)` checks one node)
+and raises 42883 `function name(…) does not exist` (PostgreSQL's answer for a function it does not have) for every
+call whose name, as the client spelled it, is not in `ALLOWED`, and for every call qualified by a schema other than
+pg_catalog (or information_schema for its own functions). `ALLOWED` is PostgreSQL 15's builtin function names
+(pg_function_names.py, generated from a real PostgreSQL) plus the SQL constructs that look like calls (COALESCE,
+GREATEST, ROW, …), minus `REFUSED`: the PostgreSQL functions that read or write the server's files, signal processes
+or change server state, which no role may call here. Everything else an engine offers (DuckDB's read_csv,
+json_execute_serialized_sql, enable_logging, duckdb_* and pragma_* functions, checkpoint; Spark's reflect and
+java_method; the store's own `sw_*` functions) is simply not a PostgreSQL function, so it does not exist for a
+client: however it is spelled (quoted, qualified, any case) and wherever it appears (select list, FROM, lateral,
+CTE, subquery, view body, default expression, prepared statement), since every statement text a client sends is
+checked where it is parsed. The name comes from the source text (sqlglot records where a call's name token is) so
+that sqlglot's folding of several names into one expression class (`regexp_extract` and friends) cannot smuggle a
+name in; calls sqlglot builds from grammar (CAST, EXTRACT, SUBSTRING … FROM, TRIM, POSITION, operators) carry no
+name token and pass only when their expression class is one PostgreSQL's grammar or functions produce (`GRAMMAR`);
+any other (ARG_MAX, TRY_CAST, IF, JSON_VALUE in FROM, …) does not exist. Functions sparkwire translates
+(current_setting, set_config, pg_sleep, the catalog functions of introspection/functions.py) are PostgreSQL names
+and pass; their translations are ours.
 """
 
 from __future__ import annotations
@@ -181,9 +182,10 @@ def _argument_type(arg: exp.Expr) -> str | None:
 def _signature(node: exp.Expr, name: str) -> str:
     """`name(integer, unknown)` as PostgreSQL prints a call it cannot resolve; `name(...)` when an argument's type
     does not show in the text (a column, an expression)."""
-    args = [a for a in node.iter_expressions() if not isinstance(a, exp.Dot | exp.Identifier)]
     if isinstance(node, exp.Anonymous):
         args = list(node.expressions)
+    else:
+        args = [a for a in node.iter_expressions() if not isinstance(a, exp.Dot | exp.Identifier)]
     types = [_argument_type(a) for a in args]
     if any(t is None for t in types):
         return f"{name}(...)"
@@ -212,23 +214,28 @@ def _grammar(node: exp.Expr) -> bool:
     return type(node) in GRAMMAR
 
 
+def check_call(node: exp.Expr, sql: str) -> None:
+    """One node of a tree parsed from `sql`: 42883 when it calls a function the allowlist does not hold."""
+    if isinstance(node, exp.Table) and isinstance(node.this, exp.Expr):
+        source = node.this
+        if not isinstance(source, exp.Identifier | exp.Func):  # FROM json_value(…) and other specials
+            raise undefined_function(_signature(source, _rendered_name(source)))
+    if not isinstance(node, exp.Func):
+        return
+    name = _spelled(node, sql)
+    if name is None:
+        if not _grammar(node):
+            raise undefined_function(_signature(node, _rendered_name(node)))
+        return
+    qualifier = _qualifier(node)
+    if qualifier is not None:
+        allowed = _QUALIFIERS.get(qualifier)
+        if allowed is None or name not in allowed or name in REFUSED:
+            raise undefined_function(_signature(node, f"{qualifier}.{name}"))
+    elif name not in ALLOWED:
+        raise undefined_function(_signature(node, name))
+
+
 def check_functions(tree: exp.Expr, sql: str) -> None:
     for node in tree.walk():
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Expr):
-            source = node.this
-            if not isinstance(source, exp.Identifier | exp.Func):  # FROM json_value(…) and other specials
-                raise undefined_function(_signature(source, _rendered_name(source)))
-        if not isinstance(node, exp.Func):
-            continue
-        name = _spelled(node, sql)
-        if name is None:
-            if _grammar(node):
-                continue
-            raise undefined_function(_signature(node, _rendered_name(node)))
-        qualifier = _qualifier(node)
-        if qualifier is not None:
-            allowed = _QUALIFIERS.get(qualifier)
-            if allowed is None or name not in allowed or name in REFUSED:
-                raise undefined_function(_signature(node, f"{qualifier}.{name}"))
-        elif name not in ALLOWED:
-            raise undefined_function(_signature(node, name))
+        check_call(node, sql)

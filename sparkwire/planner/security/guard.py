@@ -19,7 +19,7 @@ import re
 from sqlglot import exp
 
 from sparkwire import errors as e
-from sparkwire.planner.security.functions import check_functions
+from sparkwire.planner.security.functions import check_call
 
 _FORBIDDEN_HEADS = frozenset(
     [
@@ -53,7 +53,7 @@ def check_statement_head(sql: str) -> None:
 def check_tree(tree: exp.Expression, sql: str) -> None:
     """`tree` parsed from `sql`: every function call is one the allowlist holds (functions.py), and no engine
     statement hides inside (sqlglot's Command)."""
-    check_functions(tree, sql)
-    for node in tree.walk():
+    for node in tree.walk():  # one walk for both checks: this runs for every statement planned
+        check_call(node, sql)
         if isinstance(node, exp.Command):
             check_statement_head(node.name)

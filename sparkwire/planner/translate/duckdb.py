@@ -82,7 +82,7 @@ def with_session_facts(tree: exp.Expression, ctx: SessionContext) -> exp.Express
     """A copy of `tree` with current_user & co., version(), current_database() and current_schema replaced by this
     session's values: what a query sent to Spark must carry, since Spark's own answer is the server process's
     (its OS user, Spark's version, its `default` database)."""
-    return tree.copy().transform(lambda node: _session_info(node, ctx))
+    return tree.transform(lambda node: _session_info(node, ctx))  # transform copies
 
 
 def _unqualify_builtins(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
