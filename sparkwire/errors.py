@@ -255,9 +255,21 @@ class ProgramLimitExceeded(PgError):
     sqlstate = "54000"
 
 
+def result_too_large(limit: str) -> ProgramLimitExceeded:
+    """A query's result is larger than `max_query_result_size` (`limit` as Materialize prints it: `1.0 GiB`)."""
+    return ProgramLimitExceeded(
+        f"result exceeds max size of {limit}",
+        hint="Narrow the query (WHERE, LIMIT, fewer columns), or raise max_query_result_size.",
+    )
+
+
 # Class 55 / 57 - object state, operator intervention
 class ObjectNotInPrerequisiteState(PgError):
     sqlstate = "55000"
+
+
+class LockNotAvailable(PgError):
+    sqlstate = "55P03"
 
 
 class QueryCanceled(PgError):

@@ -82,6 +82,7 @@ class SparkArrowStream:
     def __init__(self, table: pa.Table, batch_rows: int) -> None:
         self.schema: pa.Schema = table.schema
         self.num_rows: int = table.num_rows
+        self.nbytes: int = table.nbytes
         self._batches: Iterator[pa.RecordBatch] = iter(table.to_batches(max_chunksize=batch_rows))
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:

@@ -142,6 +142,8 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
     """Map any exception raised by a Spark call to a `PgError` (see the module docstring)."""
     if isinstance(exc, errors.PgError):
         return exc
+    if "spark.driver.maxResultSize" in str(exc):  # the driver refused to collect a result this large
+        return errors.ProgramLimitExceeded("result exceeds max size of spark.driver.maxResultSize")
     if not isinstance(exc, PySparkException):
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return errors.InternalError(f"Spark failed: {first[:300]}")

@@ -4,11 +4,13 @@ Contract: `start_statement()` begins a statement: the previous one's timer and p
 statement_timeout (if set) arms a timer. All engine work runs inside `running()`: it marks the session active (so
 `cancel()` from another thread and the timer interrupt only a statement that is actually running — a cancel
 arriving while idle does nothing, a timeout that fires while idle cancels the next statement's work), rewords
-interrupts as 57014 "canceling statement due to user request | statement timeout", re-raises the PgError a session
+interrupts as 57014 "canceling statement due to user request | statement timeout", bounds waits on other
+sessions by lock_timeout (lock_waits.py, 55P03), re-raises the PgError a session
 function (current_setting, …) raised inside the engine (`remember_error`), and moves the transaction to its failed
 state. `stop_timer()` disarms. `prepare_engine()` runs before any statement uses the engine connection: the
 connection serves one open result at a time, so a still-streaming portal or cursor (`streaming`) is read into
-memory first, and the connection's TimeZone follows the session's. `notify(message)` sends a NOTICE/WARNING the
+memory first (past max_query_result_size it stops reading, and the portal's next read fails with 54000), and the
+connection's TimeZone follows the session's. `notify(message)` sends a NOTICE/WARNING the
 client's client_min_messages lets through.
 """
 
@@ -20,7 +22,9 @@ from contextlib import contextmanager
 
 from sparkwire import errors as e
 from sparkwire.api import Notice
+from sparkwire.planner.execute.lock_waits import lock_timeout_of
 from sparkwire.planner.execute.streams import RowSource
+from sparkwire.planner.statements.byte_sizes import byte_size, describe_byte_size
 from sparkwire.planner.statements.variables import duration_ms
 from sparkwire.session.state import SessionState
 
@@ -50,6 +54,7 @@ class Lifecycle:
         self._udf_error: e.PgError | None = None
         self._timer: threading.Timer | None = None
         self._timeout_ms = (-1, 0)  # (variables version, statement_timeout in ms)
+        self._lock_timeout_s = 0.0  # lock_timeout at that version
         self._engine_zone = "UTC"  # the TimeZone the engine connection was last given
 
     @property
@@ -66,6 +71,7 @@ class Lifecycle:
         variables = self._s.vars
         if self._timeout_ms[0] != variables.version:
             self._timeout_ms = (variables.version, duration_ms(variables.get("statement_timeout")))
+            self._lock_timeout_s = duration_ms(variables.get("lock_timeout")) / 1000
         ms = self._timeout_ms[1]
         if ms > 0:
             self._timer = threading.Timer(ms / 1000, self._on_timeout)
@@ -91,7 +97,8 @@ class Lifecycle:
         try:
             if self._cancel_reason is not None:
                 raise e.QueryCanceled("canceling statement")
-            yield
+            with lock_timeout_of(self._lock_timeout_s):
+                yield
         except e.PgError as err:
             raise self._failure(err) from None
         finally:
@@ -141,11 +148,16 @@ class Lifecycle:
         """Before a statement runs on the engine: free the connection and bring its TimeZone up to date."""
         streaming, self.streaming = self.streaming, None
         if streaming is not None and not streaming.exhausted:
-            streaming.materialize()
+            limit = self.max_result_bytes()
+            streaming.materialize(limit, e.result_too_large(describe_byte_size(limit)))
         zone = self._s.vars.get("TimeZone")
         if zone != self._engine_zone:
             self._s.engine.set_time_zone(zone)
             self._engine_zone = zone
+
+    def max_result_bytes(self) -> int:
+        """max_query_result_size: the most a result may hold in memory (a Spark result, a portal read ahead)."""
+        return byte_size(self._s.vars.get("max_query_result_size")) or 0
 
     def notify(self, message: str, severity: str = "WARNING", sqlstate: str = "01000") -> None:
         wanted = _MESSAGE_RANK.get(self._s.vars.get("client_min_messages"), 2)

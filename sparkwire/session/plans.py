@@ -2,7 +2,11 @@
 classified once.
 
 Contract: `plans(sql, declared)` splits `sql` into statements and plans each (`planning.plan.plan_statement`),
-keyed by (sql, declared parameter type OIDs), least recently used evicted past `PLAN_CACHE_SIZE`. A plan holds
+keyed by (sql, declared parameter type OIDs), least recently used evicted past `PLAN_CACHE_BYTES` (each entry
+counts its statement text plus `PLAN_ENTRY_BYTES`; a plan's trees grow with its text, so a few large INSERT …
+VALUES statements cannot pin hundreds of megabytes; a statement larger than the whole budget is not cached).
+A statement batch longer than `MAX_STATEMENT_BATCH_SIZE` bytes is refused before it is parsed, as Materialize
+does: 54000 `statement batch size cannot exceed 976.6 KiB`. A plan holds
 inferred types and fields, so when any session changed the schema (the shared `SchemaGeneration` moved) the cache
 and the user-data router's plans are dropped first. A 42601 in the n-th statement reports its position from the
 start of the whole query string, as PostgreSQL does. `plan_one(sql, declared)` is for Parse and PREPARE: one
@@ -21,20 +25,37 @@ from sparkwire.planner.planning.plan import Plan, plan_statement
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
 from sparkwire.session.state import SessionState
 
-PLAN_CACHE_SIZE = 512
+PLAN_ENTRY_BYTES = 2048
+PLAN_CACHE_BYTES = 512 * PLAN_ENTRY_BYTES  # 512 short statements
+MAX_STATEMENT_BATCH_SIZE = 1_000_000  # Materialize's limit, in bytes of UTF-8
+
+
+def _entry_size(plans: tuple[Plan, ...]) -> int:
+    return PLAN_ENTRY_BYTES + sum(len(plan.sql) for plan in plans)
+
+
+def check_statement_size(sql: str) -> None:
+    if len(sql) > MAX_STATEMENT_BATCH_SIZE // 4 and len(sql.encode()) > MAX_STATEMENT_BATCH_SIZE:
+        raise e.ProgramLimitExceeded(
+            f"statement batch size cannot exceed {MAX_STATEMENT_BATCH_SIZE / 1024:.1f} KiB",
+            detail=f"The statement batch is {len(sql.encode())} bytes long.",
+        )
 
 
 class PlanCache:
     def __init__(self, state: SessionState, templates: LiteralTemplates) -> None:
         self._s = state
         self._templates = templates
-        self._cache: LRUCache[tuple[str, tuple[int, ...]], tuple[Plan, ...]] = LRUCache(PLAN_CACHE_SIZE)
+        self._cache: LRUCache[tuple[str, tuple[int, ...]], tuple[Plan, ...]] = LRUCache(
+            PLAN_CACHE_BYTES, getsizeof=_entry_size
+        )
         self._generation = state.schema.value  # the schema generation the cache was built at
 
     def describe_sql(self, sql: str) -> list[Column]:
         return self._s.engine.describe(sql)
 
     def plans(self, sql: str, declared: tuple[int, ...] = ()) -> tuple[Plan, ...]:
+        check_statement_size(sql)
         key = (sql, declared)
         generation = self._s.schema.value
         if generation != self._generation:
@@ -58,7 +79,8 @@ class PlanCache:
                     err.position += offset  # PostgreSQL counts from the start of the whole query string
                 raise
         plans = tuple(planned)
-        self._cache[key] = plans
+        if _entry_size(plans) <= PLAN_CACHE_BYTES:
+            self._cache[key] = plans
         return plans
 
     def plan_one(self, sql: str, declared: tuple[int, ...] = ()) -> Plan:

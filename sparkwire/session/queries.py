@@ -30,7 +30,7 @@ from sparkwire.planner.bind.fields import fields_for
 from sparkwire.planner.bind.naming import align_names
 from sparkwire.planner.execute.result_cache import ResultCache
 from sparkwire.planner.execute.streams import RowSource
-from sparkwire.planner.planning.plan import Plan
+from sparkwire.planner.planning.plan import Plan, dml_duck_sql
 from sparkwire.planner.translate.duckdb import to_duckdb
 from sparkwire.session.lifecycle import Lifecycle
 from sparkwire.session.state import SessionState
@@ -69,7 +69,9 @@ class Queries:
             fields = s.user.described(plan, lambda: self.describe(plan) or ())
             timezone = s.vars.get("TimeZone")
             with life.running():
-                user_rows = s.user.query(plan, params, fields, s.storage_tx.current, timezone, tree)
+                user_rows = s.user.query(
+                    plan, params, fields, s.storage_tx.current, timezone, tree, self._life.max_result_bytes()
+                )
             user_source = RowSource(user_rows, life.running, on_exhausted=life.stop_timer)
             life.streaming = user_source
             return fields, user_source
@@ -137,10 +139,11 @@ class Queries:
             schema = pa.schema([pa.field(f.name, c.type) for f, c in zip(fields, returned.schema, strict=True)])
             rows = returned.rename_columns([f.name for f in fields]).cast(schema).to_batches()
             return fields, RowSource(iter(rows), life.running), count_tag(plan, count)
+        duck_sql = dml_duck_sql(plan, s.ctx)
         with life.running():
-            columns, batches = s.engine.query(plan.duck_sql, params)
+            columns, batches = s.engine.query(duck_sql, params)
             rows = list(batches)
-        s.tx.record(functools.partial(self._replay_query, plan.duck_sql, params))
+        s.tx.record(functools.partial(self._replay_query, duck_sql, params))
         fields = fields_for(columns, align_names(plan.names, len(columns)))
         return fields, RowSource(iter(rows), life.running), count_tag(plan, sum(b.num_rows for b in rows))
 
@@ -176,7 +179,7 @@ class Queries:
 
     def command(self, plan: Plan, params: tuple[object, ...]) -> int:
         with self._life.running():
-            return self._s.engine.command(plan.duck_sql, params)
+            return self._s.engine.command(dml_duck_sql(plan, self._s.ctx), params)
 
     def _replay_write(self, plan: Plan, params: tuple[object, ...]) -> None:
         self._s.user.write(plan, params, self._s.storage_tx.writer(), self._s.encode_options())

@@ -178,6 +178,29 @@ def test_insert_values_defaults_and_returning(world: World) -> None:
     world.same(t, "INSERT INTO w_ins (a, d) VALUES (7, date '2020-01-01' + 3), (8.6, NULL)")
 
 
+def test_insert_typed_constants_without_an_engine(world: World) -> None:
+    """Numeric and boolean constants in VALUES are converted in Arrow (values_cells.py), as PostgreSQL assigns them:
+    integers, int8-sized integers and decimals of several scales, negated, into every column family."""
+    t = world.table(
+        "w_const", "i int", "s smallint", "b bigint", "n numeric(6,2)", "u numeric", "f real", "d double precision",
+        "t text", "v varchar(5)", "o boolean",
+    )
+    world.same(t, "INSERT INTO w_const VALUES (1, 2, 3, 4, 5, 6, 7, 8, 9, true)")
+    world.same(t, "INSERT INTO w_const VALUES (1.5, -2.5, 3000000000, 1.005, -0.50, .5, 5., 1.50, 007, false)")
+    world.same(t, "INSERT INTO w_const VALUES (-1.5, 2.4999, -3000000000, -9999.994, 123456789012345678901234567890, "
+               "1e3, -1.5e-3, -0.5, 12.25, NULL), (0, 0, 0, 0, 0, 0, 0, 0, 0, NULL)")
+    for bad in [
+        "INSERT INTO w_const (s) VALUES (40000)",
+        "INSERT INTO w_const (i) VALUES (3000000000)",
+        "INSERT INTO w_const (n) VALUES (10000)",
+        "INSERT INTO w_const (v) VALUES (123456)",
+        "INSERT INTO w_const (o) VALUES (1)",
+        "INSERT INTO w_const (i) VALUES (true)",
+        "INSERT INTO w_const (i) VALUES (1), (2.5), ('x')",
+    ]:
+        assert world.same(t, bad)[0] != "", bad
+
+
 def test_insert_parameters(world: World) -> None:
     t = world.table("w_par", "a bigint", "b varchar(4)", "c double precision")
     world.same(t, "INSERT INTO w_par VALUES ($1, $2, $3)", [10, "abc", 1.25], ["BIGINT", "VARCHAR", "DOUBLE"])

@@ -41,6 +41,7 @@ from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 from sparkwire.catalog import CatalogState
 from sparkwire.catalog.objects import Item
 from sparkwire.errors import InternalError
+from sparkwire.planner.execute.lock_waits import waiting_for
 from sparkwire.storage import Snapshot
 
 Compute = Callable[[Item, CatalogState, Snapshot], pa.Table]
@@ -281,7 +282,7 @@ class ResidentRelations:
 
     def contents(self, item: Item, state: CatalogState, snapshot: Snapshot) -> pa.Table:
         version = relation_version(item, state, snapshot)
-        with self._build_lock(item.id):
+        with waiting_for(self._build_lock(item.id)):
             cached = self._relations.get(item.id)
             if cached is not None and cached.version == version:
                 self._count("hits")
@@ -298,7 +299,7 @@ class ResidentRelations:
             raise InternalError(f"{index.id} is not an index")
         relation = state.items[index.on_id]
         version = relation_version(relation, state, snapshot)
-        with self._build_lock(index.id):
+        with waiting_for(self._build_lock(index.id)):
             cached = self._indexes.get(index.id)
             if cached is not None and cached.version == version:
                 self._count("index_hits")

@@ -6,7 +6,8 @@ and a `guard` context manager that the session supplies (it marks the session as
 interrupt, maps engine errors to PgError and puts the session in the failed state). `take(limit)` returns a
 `RowStream` (see api.py) yielding at most `limit` rows (None = all); rows of a batch beyond the limit
 are kept for the next `take`, so successive Executes / FETCHes resume exactly where the previous one stopped.
-`materialize()` reads the remaining rows into memory, freeing the engine connection (which serves one open
+`materialize(max_bytes, too_large)` reads the remaining rows into memory (the next read raises `too_large` once
+they would exceed `max_bytes`), freeing the engine connection (which serves one open
 result at a time). `on_exhausted` runs once when the source runs dry (the session stops the statement timer
 there). `close()` is idempotent.
 """
@@ -71,12 +72,21 @@ class RowSource:
             batch = batch.slice(0, limit)
         return batch
 
-    def materialize(self) -> None:
-        """Read the remaining rows into memory now (the engine connection is needed by another statement)."""
+    def materialize(self, max_bytes: int = 0, too_large: Exception | None = None) -> None:
+        """Read the remaining rows into memory now (the engine connection is needed by another statement). Past
+        `max_bytes` (0: no limit) reading stops, and the source's next read raises `too_large` instead."""
         if self._batches is None:
             return
+        rest: list[pa.RecordBatch] = []
+        held = self._pending.nbytes if self._pending is not None else 0
         with self._guard():
-            rest = list(self._batches)
+            for batch in self._batches:
+                held += batch.nbytes
+                if max_bytes and held > max_bytes and too_large is not None:
+                    self._pending = None
+                    self._batches = _failing(too_large)
+                    return
+                rest.append(batch)
         self._batches = iter(rest)
 
     def take(self, limit: int | None) -> RowSlice:
@@ -113,3 +123,9 @@ class RowSlice:
 
     def close(self) -> None:
         self._source.close()
+
+
+def _failing(error: Exception) -> Iterator[pa.RecordBatch]:
+    """An iterator that raises `error` on its first read."""
+    yield from ()
+    raise error

@@ -44,6 +44,7 @@ from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.planning.plan import Plan
 from sparkwire.planner.security.privileges import check_dml, check_ops, check_read, check_write
+from sparkwire.planner.statements.byte_sizes import describe_byte_size
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
 from sparkwire.planner.statements.rbac import plan_rbac
 from sparkwire.planner.statements.show_objects import show_objects
@@ -188,7 +189,9 @@ class UserData:
         txn: WriteTxn | None,
         timezone: str,
         tree: exp.Expression | None = None,
+        max_bytes: int | None = None,
     ) -> Iterator[pa.RecordBatch]:
+        """`max_bytes`: a result held in memory larger than this is 54000 (max_query_result_size)."""
         assert plan.tree is not None
         tree = plan.tree if tree is None else tree
         schema = self._arrow_schema(plan, fields)
@@ -199,6 +202,9 @@ class UserData:
             table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
             return (conform(b, schema) for b in table.to_batches())
         stream = self._run_spark(tree, state, names, read, params, [t[1] for t in plan.param_types])
+        if max_bytes is not None and stream.nbytes > max_bytes:
+            stream.close()
+            raise e.result_too_large(describe_byte_size(max_bytes))
         return (conform(b, schema) for b in stream)
 
     def _run_spark(

@@ -44,6 +44,13 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_t
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.naming import column_name
 from sparkwire.planner.bind.resolve import Names, user_relations
+from sparkwire.planner.execute.values_cells import (
+    default_expression,
+    is_default,
+    is_untyped_literal,
+    scalar,
+    values_arrays,
+)
 from sparkwire.planner.execute.write_values import (
     NUMERIC,
     assign_column,
@@ -52,7 +59,7 @@ from sparkwire.planner.execute.write_values import (
     column_type,
     input_column,
 )
-from sparkwire.planner.translate.duckdb import SessionContext, parameter_index, parse, to_duckdb
+from sparkwire.planner.translate.duckdb import SessionContext, parameter_index, to_duckdb
 from sparkwire.storage.files import ROW_ID_COLUMN
 from sparkwire.storage.txn import WriteTxn
 
@@ -60,7 +67,6 @@ Query = Callable[[exp.Expression], pa.Table]
 """Computes a PostgreSQL-dialect query over user relations (the session's Spark engine)."""
 
 _POSITION = "__sw_position"
-_CHUNK = 1000  # projections per DuckDB SELECT for VALUES cells
 _names = itertools.count()
 
 
@@ -172,85 +178,14 @@ def _bind_relations(
 # ---- values --------------------------------------------------------------------------------------------------
 
 
-def _is_default(node: exp.Expr) -> bool:
-    if isinstance(node, exp.Var):
-        return node.name.upper() == "DEFAULT"
-    return (
-        isinstance(node, exp.Column)
-        and not node.table
-        and isinstance(node.this, exp.Identifier)
-        and not node.this.quoted
-        and node.name.lower() == "default"
-    )
-
-
-def _default_expression(column: Column) -> exp.Expr:
-    if column.default is None:
-        return exp.Null()
-    tree = parse(f"SELECT {column.default}")
-    assert isinstance(tree, exp.Select)
-    expression: exp.Expr = tree.expressions[0]
-    return expression
-
-
-def _is_literal(node: exp.Expr) -> bool:
-    return isinstance(node, exp.Literal) and node.is_string
-
-
-def _scalar(node: exp.Expr, column: Column, ev: _Evaluator, options: EncodeOptions) -> pa.Array:
-    """One value for `column` (length 1): a literal through the input function, NULL, or evaluated and assigned."""
-    if _is_literal(node):
-        return input_column([node.name], column, options)
-    if isinstance(node, exp.Null):
-        return pa.nulls(1, column_type(column))
-    return assign_column(ev.select(exp.select(node)).column(0), column)
-
-
 def column_default(
     column: Column, rows: int, duck: DuckDBConnection, ctx: SessionContext, options: EncodeOptions | None = None
 ) -> pa.Array:
     if column.default is None:
         return pa.nulls(rows, column_type(column))
     with _Evaluator(duck, ctx, (), ()) as ev:
-        value = _scalar(_default_expression(column), column, ev, options or EncodeOptions())
+        value = scalar(default_expression(column), column, ev.select, options or EncodeOptions())
     return value.take(pa.array(np.zeros(rows, dtype=np.int64)))
-
-
-def _values(
-    values: exp.Values, columns: Sequence[Column], explicit: bool, ev: _Evaluator, options: EncodeOptions
-) -> tuple[list[pa.Array], int]:
-    """Arrays for the first columns of `columns` from `VALUES (…), (…)` (each cell coerced to its column on its
-    own, as PostgreSQL does for INSERT) and the row count; columns past the lists' width are left to the caller."""
-    rows = [list(t.expressions) if isinstance(t, exp.Tuple) else [t] for t in values.expressions]
-    if len({len(r) for r in rows}) > 1:
-        raise e.SyntaxError("VALUES lists must all be the same length")
-    width = len(rows[0]) if rows else 0
-    if width > len(columns):
-        raise e.SyntaxError("INSERT has more expressions than target columns")
-    if width < len(columns) and explicit:
-        raise e.SyntaxError("INSERT has more target columns than expressions")
-    cells: dict[tuple[int, int], pa.Array] = {}
-    pending: list[tuple[tuple[int, int], exp.Expr]] = []
-    for j, column in enumerate(columns[:width]):
-        literals: list[tuple[int, str]] = []
-        for i, row in enumerate(rows):
-            node = _default_expression(column) if _is_default(row[j]) else row[j]
-            if _is_literal(node):
-                literals.append((i, node.name))
-            elif isinstance(node, exp.Null):
-                cells[(i, j)] = pa.nulls(1, column_type(column))
-            else:
-                pending.append(((i, j), node))
-        if literals:
-            typed = input_column([text for _, text in literals], column, options)
-            cells.update({(i, j): typed.slice(k, 1) for k, (i, _) in enumerate(literals)})
-    for start in range(0, len(pending), _CHUNK):
-        chunk = pending[start : start + _CHUNK]
-        result = ev.select(exp.select(*(exp.alias_(node, f"c{k}") for k, (_, node) in enumerate(chunk))))
-        for k, (key, _) in enumerate(chunk):
-            cells[key] = assign_column(result.column(k), columns[key[1]])
-    arrays = [pa.concat_arrays([cells[(i, j)] for i in range(len(rows))]) for j in range(width)]
-    return arrays, len(rows)
 
 
 def _select_rows(
@@ -269,7 +204,7 @@ def _select_rows(
     if width < len(columns) and explicit:
         raise e.SyntaxError("INSERT has more target columns than expressions")
     untyped = (
-        {i for i, p in enumerate(select.expressions) if _is_literal(p.unalias())}
+        {i for i, p in enumerate(select.expressions) if is_untyped_literal(p.unalias())}
         if isinstance(select, exp.Select)
         else set()
     )
@@ -341,9 +276,11 @@ def _insert(tree: exp.Insert, st: _Statement, ev: _Evaluator) -> _Written:
         arrays: list[pa.Array] = []
         rows = 1
     elif isinstance(source, exp.Values):
-        work = source.copy()
-        _bind_relations(work, ev, st.state, st.names, st.txn, st.query)
-        arrays, rows = _values(work, columns, explicit, ev, st.options)
+        work = source
+        if source.find(exp.Table) is not None:  # a subquery reads relations: bind them in a copy of the tree
+            work = source.copy()
+            _bind_relations(work, ev, st.state, st.names, st.txn, st.query)
+        arrays, rows = values_arrays(work, columns, explicit, ev.select, st.options)
     else:
         reads_user_data = bool(user_relations(source, st.state, st.names))
         run = (lambda: st.query(source)) if reads_user_data else None
@@ -395,8 +332,8 @@ def _update(tree: exp.Update, st: _Statement, ev: _Evaluator) -> _Written:
         column = _column(st.target, eq.this.name)
         if column.name in assignments:
             raise e.SyntaxError(f'multiple assignments to same column "{column.name}"')
-        assignments[column.name] = _default_expression(column) if _is_default(eq.expression) else eq.expression
-    evaluated = {n: x for n, x in assignments.items() if not _is_literal(x) and not isinstance(x, exp.Null)}
+        assignments[column.name] = default_expression(column) if is_default(eq.expression) else eq.expression
+    evaluated = {n: x for n, x in assignments.items() if not is_untyped_literal(x) and not isinstance(x, exp.Null)}
     projections = [exp.alias_(x.copy(), f"s{k}") for k, x in enumerate(evaluated.values())]
     original, matched = _matching(tree, projections, st, ev)
     old = original.take(matched.column(0))
@@ -409,7 +346,7 @@ def _update(tree: exp.Update, st: _Statement, ev: _Evaluator) -> _Written:
         elif column.name in evaluated:
             given[column.name] = assign_column(matched.column(1 + list(evaluated).index(column.name)), column)
         else:
-            given[column.name] = _scalar(node, column, ev, st.options).take(zeros)
+            given[column.name] = scalar(node, column, ev.select, st.options).take(zeros)
     new = _full_rows(given, old.num_rows, st)
     check_not_null(new, st.target)
     if st.target.primary_key and old.num_rows:

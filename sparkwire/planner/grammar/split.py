@@ -16,38 +16,37 @@ from collections.abc import Iterator
 
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z_0-9]*)?\$")
 _IDENT_CHAR = re.compile(r"[A-Za-z_0-9$]")
+_COMMENT_MARK = re.compile(r"/\*|\*/")
+_SPECIAL = re.compile(r"['\";$/-]")
+_STOPS = {"'": re.compile("'"), '"': re.compile('"')}
+_BACKSLASH_STOPS = {"'": re.compile(r"['\\]"), '"': re.compile(r'["\\]')}
 
 
 def _skip_quoted(sql: str, i: int, quote: str, backslash: bool) -> int:
     """`i` is just after the opening quote; return the index after the closing quote."""
     n = len(sql)
-    while i < n:
-        c = sql[i]
-        if backslash and c == "\\":
+    stops = _BACKSLASH_STOPS[quote] if backslash else _STOPS[quote]
+    while True:
+        match = stops.search(sql, i)
+        if match is None:
+            return n
+        i = match.start()
+        if sql[i] == "\\" or (i + 1 < n and sql[i + 1] == quote):  # an escape, or a doubled quote
             i += 2
-            continue
-        if c == quote:
-            if i + 1 < n and sql[i + 1] == quote:
-                i += 2
-                continue
+        else:
             return i + 1
-        i += 1
-    return n
 
 
 def _skip_block_comment(sql: str, i: int) -> int:
     """`i` is just after the opening `/*`; comments nest as in PostgreSQL."""
     depth = 1
     n = len(sql)
-    while i < n and depth:
-        if sql.startswith("/*", i):
-            depth += 1
-            i += 2
-        elif sql.startswith("*/", i):
-            depth -= 1
-            i += 2
-        else:
-            i += 1
+    while depth:
+        match = _COMMENT_MARK.search(sql, i)
+        if match is None:
+            return n
+        depth += 1 if match.group() == "/*" else -1
+        i = match.end()
     return i
 
 
@@ -98,7 +97,8 @@ def _scan(sql: str) -> Iterator[tuple[str, int, int]]:
             yield ";", i, i + 1
             i += 1
         else:
-            i += 1
+            special = _SPECIAL.search(sql, i + 1)  # nothing before the next special character matters
+            i = n if special is None else special.start()
 
 
 def split_statements(sql: str) -> list[str]:

@@ -253,6 +253,8 @@ def plan_statement(
     duck_types = [p[1] for p in params]
     if templates is not None and isinstance(tree, exp.Query):
         duck_sql = templates.translate(sql, tree, ctx, duck_types, generation)
+    elif isinstance(tree, exp.Insert | exp.Update | exp.Delete):
+        duck_sql = ""  # writes to user tables never reach DuckDB as SQL; `dml_duck_sql` when one does
     else:
         duck_sql = to_duckdb(tree, ctx, duck_types)
     if isinstance(tree, exp.Query | exp.Values):
@@ -298,3 +300,10 @@ def plan_statement(
             counts_rows=ctas,
         )
     raise e.FeatureNotSupported(f"{type(tree).__name__.upper()} statements are not supported")
+
+
+def dml_duck_sql(plan: Plan, ctx: SessionContext) -> str:
+    """The DuckDB SQL of an INSERT / UPDATE / DELETE that runs on DuckDB itself (not on a user table), translated
+    only then: a 10,000-row VALUES list is never translated for nothing."""
+    assert plan.kind == "dml" and plan.tree is not None
+    return to_duckdb(plan.tree, ctx, [t[1] for t in plan.param_types])

@@ -29,6 +29,7 @@ from functools import cache
 
 from sparkwire import errors as e
 from sparkwire.api import ParameterStatusSink
+from sparkwire.planner.statements.byte_sizes import normalize_byte_size
 from sparkwire.planner.statements.notice_service import NOTICE_VARIABLES
 from sparkwire.version import SERVER_VERSION, SERVER_VERSION_NUM
 
@@ -295,6 +296,12 @@ VARIABLES: tuple[Variable, ...] = (
     Variable("jit", "off", "Allow JIT compilation (accepted for client compatibility; no effect).", _boolean),
     Variable("lock_timeout", "0", "Sets the maximum allowed duration of any wait for a lock.", _duration),
     Variable("max_identifier_length", "63", "Shows the maximum identifier length.", settable=False),
+    Variable(
+        "max_query_result_size",
+        "1GB",
+        "The maximum size in bytes for a single query's result (Materialize).",
+        normalize_byte_size,
+    ),
     Variable("role", "none", "Sets the current session's role.", settable=False),
     Variable("search_path", "public", "Sets the schema search order for names that are not schema-qualified."),
     Variable(
