@@ -1,12 +1,16 @@
 """Version numbers sparkwire reports to clients.
 
 `SERVER_VERSION` is the PostgreSQL version whose protocol, catalogs and behaviour we emulate; clients key features
-off it (server_version ParameterStatus, `SHOW server_version`, `server_version_num`, `version()`).
+off it (server_version ParameterStatus, `SHOW server_version`, `server_version_num`, `version()`). `MZ_VERSION` is
+what Materialize's own tools read (the mz_version ParameterStatus, `SHOW mz_version`, `mz_version()`): dbt-materialize
+takes the first word without its `v` and checks it against the Materialize versions it supports.
 """
 
 SPARKWIRE_VERSION = "0.1.0"
 SERVER_VERSION = "15.0"
 SERVER_VERSION_NUM = "150000"
+MATERIALIZE_VERSION = "26.1.0"  # the Materialize whose SQL and session conventions we follow
+MZ_VERSION = f"v{MATERIALIZE_VERSION} (sparkwire-{SPARKWIRE_VERSION})"  # Materialize's format: v<semver> (<build>)
 
 
 def version_string() -> str:

@@ -26,6 +26,7 @@ from sparkwire import errors as e
 from sparkwire.api import (
     EmptyQuery,
     Field,
+    Notice,
     NoticeSink,
     ParameterStatusSink,
     Result,
@@ -39,6 +40,7 @@ from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.result_cache import ResultCache
 from sparkwire.planner.execute.udfs import SessionFunctions
 from sparkwire.planner.security.privileges import is_superuser
+from sparkwire.planner.statements.materialize_variables import welcome_message
 from sparkwire.planner.statements.variables import SessionVariables, duration_ms
 from sparkwire.planner.translate.duckdb import SessionContext
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
@@ -87,6 +89,15 @@ class DuckSession:
         self._control = TransactionControl(self._s, self._life)
         self._dispatch = Dispatch(self._s, self._life, self._plans, self._control)
         self._extended = ExtendedProtocol(self._s, self._life, self._plans, self._dispatch)
+        if variables.get("welcome_message") == "on":  # Materialize's greeting, before the first ReadyForQuery
+            greeting = welcome_message(
+                variables.get("mz_version"),
+                startup.user,
+                variables.get("cluster"),
+                variables.get("database"),
+                variables.get("search_path"),
+            )
+            notices(Notice(message=greeting, severity="NOTICE", sqlstate="00000"))
 
     # ---- api.Session: state -------------------------------------------------------------------------------
 

@@ -35,14 +35,18 @@ CREATE INDEX k_c_idx ON {s}.k (c);
 """
 
 
-def psql(port: int, user: str, db: str, command: str) -> subprocess.CompletedProcess[str]:
+def psql(port: int, user: str, db: str, command: str, options: str = "") -> subprocess.CompletedProcess[str]:
+    """`options`: PGOPTIONS (`-c welcome_message=off` keeps sparkwire's greeting out of stderr)."""
     assert PSQL is not None
     return subprocess.run(
         [PSQL, "-X", "-h", "127.0.0.1", "-p", str(port), "-U", user, "-d", db, "-c", command],
         capture_output=True,
         text=True,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PGCONNECT_TIMEOUT": "10", "LC_ALL": "C.UTF-8", "PGTZ": "UTC"},
+        env={
+            "PATH": "/usr/bin:/bin", "PGCONNECT_TIMEOUT": "10", "LC_ALL": "C.UTF-8", "PGTZ": "UTC",
+            "PGOPTIONS": options,
+        },
     )
 
 
@@ -141,6 +145,6 @@ def test_d_t_shows_postgres_types_and_indexes(server: SparkwireServer, schema: s
 def test_system_relations_describe_quietly(server: SparkwireServer, command: str, expected: str) -> None:
     """Builtin pg_catalog / information_schema relations are in pg_class, and psql's catalog queries draw no
     optimizer notice (they read no user relation)."""
-    result = psql(server.port, "materialize", "materialize", command)
+    result = psql(server.port, "materialize", "materialize", command, options="-c welcome_message=off")
     assert result.returncode == 0 and result.stderr == "", result.stderr
     assert expected in result.stdout

@@ -374,11 +374,18 @@ def test_a_fatal_error_closes_without_ready_for_query() -> None:
 def test_startup_reports_parameters_and_key_data(server: SparkwireServer) -> None:
     c = RawClient(server.port)
     msgs = c.connect()
-    assert types_of(msgs).startswith("R") and types_of(msgs).endswith("KZ")
+    assert types_of(msgs).startswith("R") and types_of(msgs).endswith("KNZ")  # Materialize's welcome NOTICE
+    assert b"connected to sparkwire" in msgs[-2][1]
     assert c.parameters["server_version"].startswith("15")
+    assert c.parameters["mz_version"].startswith("v") and c.parameters["mz_version"].endswith(")")
     assert c.pid != 0
     c.send(wire.TERMINATE)
     assert c.read() is None
+    quiet = RawClient(server.port)  # the way dbt-materialize connects
+    options = "--auto_route_catalog_queries=on --welcome_message=off --current_object_missing_warnings=off"
+    msgs = quiet.connect({"user": "materialize", "database": "materialize", "options": options})
+    assert types_of(msgs).endswith("KZ")
+    quiet.close()
 
 
 def test_extended_protocol_on_the_server(server: SparkwireServer) -> None:

@@ -30,8 +30,9 @@ from functools import cache
 from sparkwire import errors as e
 from sparkwire.api import ParameterStatusSink
 from sparkwire.planner.statements.byte_sizes import normalize_byte_size
+from sparkwire.planner.statements.materialize_variables import MZ_VARIABLES
 from sparkwire.planner.statements.notice_service import NOTICE_VARIABLES
-from sparkwire.version import SERVER_VERSION, SERVER_VERSION_NUM
+from sparkwire.version import MZ_VERSION, SERVER_VERSION, SERVER_VERSION_NUM
 
 Normalizer = Callable[[str, str], str]  # (canonical name, proposed value) -> canonical value
 
@@ -230,6 +231,25 @@ _ISOLATION = _only("read uncommitted", "read committed", "repeatable read", "ser
 _MESSAGE_LEVELS = ("debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error")
 
 
+def _ratio(name: str, value: str) -> str:
+    try:
+        number = float(value.strip())
+    except ValueError:
+        raise _invalid(name, value) from None
+    if not 0.0 <= number <= 1.0:
+        raise e.InvalidParameterValue(f'{value} is outside the valid range for parameter "{name}" (0 .. 1)')
+    return format(number, "g")
+
+
+_MZ_KINDS: dict[str, Normalizer] = {
+    "bool": _boolean,
+    "text": _text,
+    "duration": _duration,
+    "ratio": _ratio,
+    "count": _integer(1, 1000),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Variable:
     name: str
@@ -337,6 +357,8 @@ VARIABLES: tuple[Variable, ...] = (
     ),
     Variable("transaction_read_only", "off", "Sets the current transaction's read-only status.", _boolean),
     *(Variable(name, default, description, _boolean) for name, default, description in NOTICE_VARIABLES),
+    Variable("mz_version", MZ_VERSION, "Shows the Materialize server version.", settable=False, report=True),
+    *(Variable(name, default, description, _MZ_KINDS[kind]) for name, default, kind, description in MZ_VARIABLES),
 )
 
 _BY_NAME: dict[str, Variable] = {v.name.lower(): v for v in VARIABLES}
