@@ -49,6 +49,28 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found.extend(int(child) for child in text)
+    return found
+
+
+def tree_rss(pid: int) -> tuple[int, int]:
+    """RSS of the server process itself and of its whole process tree (the Spark JVM is a child process)."""
+    own = rss_bytes(pid)
+    total, pending = own, children(pid)
+    while pending:
+        child = pending.pop()
+        try:
+            total += rss_bytes(child)
+            pending.extend(children(child))
+        except FileNotFoundError:
+            continue
+    return own, total
+
+
 @dataclass
 class LoadReport:
     clients: int
@@ -57,7 +79,8 @@ class LoadReport:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     expected_errors: Counter[str] = field(default_factory=Counter)
     unexpected: list[str] = field(default_factory=list)
-    rss: list[int] = field(default_factory=list)
+    rss: list[int] = field(default_factory=list)  # the server process (Python)
+    tree: list[int] = field(default_factory=list)  # with its children (the Spark JVM)
     server_alive: bool = True
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -90,12 +113,13 @@ class LoadReport:
         print(f"unexpected errors: {len(self.unexpected)}")
         for message in self.unexpected[:20]:
             print(f"  {message}")
-        if self.rss:
-            mib = 1 << 20
-            print(
-                f"server RSS: start {self.rss[0] / mib:.0f} MiB, peak {max(self.rss) / mib:.0f} MiB, "
-                f"end {self.rss[-1] / mib:.0f} MiB"
-            )
+        mib = 1 << 20
+        for what, values in (("server RSS", self.rss), ("server + Spark JVM RSS", self.tree)):
+            if values:
+                print(
+                    f"{what}: start {values[0] / mib:.0f} MiB, peak {max(values) / mib:.0f} MiB, "
+                    f"end {values[-1] / mib:.0f} MiB"
+                )
         print(f"server alive at the end: {self.server_alive}")
 
 
@@ -301,16 +325,17 @@ def run_load(
     workers = [Client(n, dsn, tables, report, seed) for n in range(clients)]
     until = time.monotonic() + seconds
     threads = [threading.Thread(target=w.run, args=(until,), daemon=True) for w in workers]
-    report.rss.append(rss_bytes(pid))
     for thread in threads:
         thread.start()
-    while any(t.is_alive() for t in threads):
-        time.sleep(0.5)
+    while not report.rss or any(t.is_alive() for t in threads):
         try:
-            report.rss.append(rss_bytes(pid))
+            own, total = tree_rss(pid)
         except FileNotFoundError:
             report.server_alive = False
             break
+        report.rss.append(own)
+        report.tree.append(total)
+        time.sleep(0.5)
     for thread in threads:
         thread.join(60)
     try:
