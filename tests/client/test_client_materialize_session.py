@@ -47,9 +47,9 @@ def test_materialize_variables_set_and_show(server: SparkwireServer, name: str, 
                 conn.execute(f"SET {name} = 'not a value'")
 
 
-def test_welcome_notice_and_unknown_parameters(server: SparkwireServer) -> None:
-    with psycopg.connect(server.dsn, autocommit=True) as conn:
-        with pytest.raises(psycopg.errors.CantChangeRuntimeParam):
-            conn.execute("SET mz_version = 'v1.0.0'")
+def test_mz_version_is_read_only_and_unknown_parameters_still_fail(server: SparkwireServer) -> None:
+    """(The welcome NOTICE itself is checked on the raw wire: tests/server/test_protocol.py.)"""
+    with psycopg.connect(server.dsn, autocommit=True) as conn, pytest.raises(psycopg.errors.CantChangeRuntimeParam):
+        conn.execute("SET mz_version = 'v1.0.0'")
     with pytest.raises(psycopg.OperationalError, match='unrecognized configuration parameter "nope"'):
         psycopg.connect(server.dsn, options="--nope=1")
