@@ -257,14 +257,15 @@ def test_user_index_indclass_names_default_opclasses(sw: Conn, pg: Conn) -> None
 PSQL = shutil.which("psql")
 
 
-def psql(port: int, user: str, db: str, command: str) -> str:
+def psql(port: int, user: str, db: str, command: str, options: str = "") -> str:
     assert PSQL is not None
     result = subprocess.run(
         [PSQL, "-X", "-h", "127.0.0.1", "-p", str(port), "-U", user, "-d", db, "-c", command],
         capture_output=True,
         text=True,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PGCONNECT_TIMEOUT": "10", "LC_ALL": "C.UTF-8"},
+        # PGOPTIONS: sparkwire greets each session (welcome_message); the PostgreSQL oracle has no such setting
+        env={"PATH": "/usr/bin:/bin", "PGCONNECT_TIMEOUT": "10", "LC_ALL": "C.UTF-8", "PGOPTIONS": options},
     )
     assert result.returncode == 0 and not result.stderr, result.stderr
     return result.stdout
@@ -275,6 +276,6 @@ def psql(port: int, user: str, db: str, command: str) -> str:
 def test_psql_lists_operator_classes_and_families(
     server: SparkwireServer, oracle: PostgresOracle, command: str
 ) -> None:
-    ours = psql(server.port, "materialize", "materialize", command)
+    ours = psql(server.port, "materialize", "materialize", command, options="-c welcome_message=off")
     theirs = psql(oracle.port, "postgres", "postgres", command)
     assert ours == theirs
