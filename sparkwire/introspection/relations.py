@@ -7,6 +7,7 @@ from __future__ import annotations
 from sparkwire.catalog.relations.info import INFO_RELATIONS
 from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
+from sparkwire.catalog.relations.pg_depend import PG_DEPEND_RELATIONS
 from sparkwire.catalog.relations.pg_items import PG_ITEM_RELATIONS
 from sparkwire.catalog.relations.relation import BuiltinRelation
 from sparkwire.notices.relations import NOTICE_RELATIONS
@@ -14,6 +15,7 @@ from sparkwire.notices.relations import NOTICE_RELATIONS
 RELATIONS: tuple[BuiltinRelation, ...] = (
     *BUILTIN_RELATIONS,
     *PG_ITEM_RELATIONS,
+    *PG_DEPEND_RELATIONS,
     *INFO_RELATIONS,
     *MZ_RELATIONS,
     *NOTICE_RELATIONS,

@@ -230,12 +230,6 @@ _LANGUAGE_ROWS: list[Row] = [
 # so the catalog queries clients send still run.
 _EMPTY_RELATIONS: tuple[tuple[str, int, str], ...] = (
     (
-        "pg_rewrite",
-        2618,
-        'oid oid, rulename name, ev_class oid, ev_type "char", ev_enabled "char", is_instead boolean, '
-        "ev_qual pg_node_tree, ev_action pg_node_tree",
-    ),
-    (
         "pg_trigger",
         2620,
         'oid oid, tgrelid oid, tgparentid oid, tgname name, tgfoid oid, tgtype smallint, tgenabled "char", '
