@@ -16,7 +16,7 @@ import struct
 import time
 
 from bench.fuzz_check import error_fields
-from bench.load import rss_bytes
+from bench.pgwire import rss_bytes
 from tests.fixtures import wire
 from tests.fixtures.wire import RawClient
 

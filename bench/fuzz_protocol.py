@@ -43,7 +43,7 @@ from bench.fuzz_check import ResponseReader
 from bench.fuzz_corpus import CANCEL_REQUEST_CODE, SETUP_SQL, Corpus, record_corpus
 from bench.fuzz_limits import check_limits
 from bench.fuzz_mutate import Case, Step, mutate_packet, plan_case
-from bench.load import rss_bytes
+from bench.pgwire import rss_bytes
 from tests.support.server import SparkwireServer
 
 SERVER_ARGS = ("--spark-start", "on-demand")

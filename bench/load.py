@@ -37,16 +37,10 @@ from typing import Any
 
 import psycopg
 
+from bench.pgwire import rss_bytes
 from tests.support.server import SparkwireServer
 
 Conn = psycopg.Connection[Any]
-
-
-def rss_bytes(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    return 0
 
 
 def children(pid: int) -> list[int]:

@@ -22,6 +22,7 @@ Contract: `PG_DEPEND_RELATIONS` lists both with PostgreSQL 15's columns; rows ar
 from __future__ import annotations
 
 from sparkwire.catalog.objects import Item
+from sparkwire.catalog.relations.pg_items import key_positions
 from sparkwire.catalog.relations.pg_keys import KEY_CONSTRAINT_OID_BASE, is_key_index, key_indexes
 from sparkwire.catalog.relations.relation import BuiltinRelation, Row, names_of, parse_columns
 from sparkwire.catalog.state import CatalogState
@@ -44,17 +45,8 @@ def _pg_rewrite_rows(state: CatalogState) -> list[Row]:
 
 
 def _column_numbers(state: CatalogState, index: Item) -> list[int]:
-    table = state.items.get(index.on_id or "")
-    if table is None:
-        return []
-    names = [column.name for column in table.columns]
-    if is_key_index(index):
-        return [names.index(name) + 1 for name in table.primary_key if name in names]
-    numbers = []
-    for key in index.keys:
-        bare = key.strip().strip('"')
-        numbers.append(names.index(bare) + 1 if bare in names else 0)
-    return numbers or [0]
+    """The table column number of each key (0 for an expression key, as the whole table)."""
+    return [position or 0 for position in key_positions(state, index)] or [0]
 
 
 def _pg_depend_rows(state: CatalogState) -> list[Row]:
