@@ -55,3 +55,35 @@ ensure_venv() {
         echo "$want" > "$stamp"
     fi
 }
+
+# ensure_tool_venv NAME  creates ./.venv-tools/NAME from tests/tools/NAME.txt (pinned requirements) for a client tool
+#                        whose dependencies must not mix with ours (dbt, pgcli, harlequin, SQLAlchemy 1.4);
+#                        reinstalls only when that file changed. Tests find it through tests/support/tools.py.
+ensure_tool_venv() {
+    local name="$1"
+    local dir="$ROOT/.venv-tools/$name"
+    local requirements="$ROOT/tests/tools/$name.txt"
+    local want
+    want="$(sha256sum "$requirements" | cut -d' ' -f1)"
+    if [ -x "$dir/bin/python" ] && [ "$(cat "$dir/.installed" 2>/dev/null)" = "$want" ]; then
+        return 0
+    fi
+    echo "==> tool venv $name (pip install -r tests/tools/$name.txt)"
+    rm -rf "$dir"
+    "$PYTHON" -m venv "$dir"
+    "$dir/bin/python" -m pip install -q -r "$requirements"
+    echo "$want" > "$dir/.installed"
+}
+
+# ensure_npm DIR  installs DIR's package-lock.json (npm ci) when node_modules is missing or older than the lock.
+ensure_npm() {
+    local dir="$ROOT/$1"
+    if [ -d "$dir/node_modules" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ]; then
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        ensure_apt nodejs npm
+    fi
+    echo "==> npm ci in $1"
+    (cd "$dir" && npm ci --silent --no-audit --no-fund)
+}

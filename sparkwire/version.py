@@ -13,6 +13,12 @@ MATERIALIZE_VERSION = "26.1.0"  # the Materialize whose SQL and session conventi
 MZ_VERSION = f"v{MATERIALIZE_VERSION} (sparkwire-{SPARKWIRE_VERSION})"  # Materialize's format: v<semver> (<build>)
 
 
+def mz_version_num() -> int:
+    """Materialize's mz_version_num(): major * 10000 + minor * 100 + patch (v26.1.0 → 260100)."""
+    major, minor, patch = (int(part) for part in MATERIALIZE_VERSION.split("."))
+    return major * 10_000 + minor * 100 + patch
+
+
 def version_string() -> str:
     """What `SELECT version()` returns: starts like PostgreSQL's so that clients parsing it are satisfied."""
     return (

@@ -23,6 +23,7 @@ from sparkwire.catalog.builtins import (
     RESERVED_ROLE_PREFIXES,
     is_builtin_id,
 )
+from sparkwire.catalog.comments import set_comment, without_orphans
 from sparkwire.catalog.objects import (
     INDEXABLE_KINDS,
     PRIVILEGES_BY_KIND,
@@ -61,6 +62,7 @@ from sparkwire.catalog.ops import (
     ResetSystemVariable,
     RevokePrivileges,
     RevokeRole,
+    SetComment,
     SetNoticeStatus,
     SetSystemVariable,
 )
@@ -105,6 +107,8 @@ def apply_ops(state: CatalogState, ops: Sequence[Op], *, timestamp: int) -> Appl
     out = Applied(state)
     for op in ops:
         out.state = _apply(out.state, op, out, timestamp)
+    if out.state.comments and (out.dropped or any(isinstance(op, ReplaceItem) for op in ops)):
+        out.state = without_orphans(out.state)
     return out
 
 
@@ -163,6 +167,8 @@ def _apply(state: CatalogState, op: Op, out: Applied, timestamp: int) -> Catalog
             if op.name not in state.system_vars:
                 return state
             return state.evolve(system_vars={k: v for k, v in state.system_vars.items() if k != op.name})
+        case SetComment():
+            return set_comment(state, op)
         case AdvanceTimestamp():
             out.advance_to = max(out.advance_to, op.timestamp)
             return state
@@ -433,8 +439,14 @@ def _rename_item(state: CatalogState, op: RenameItem) -> CatalogState:
     _require_user_schema(state, item.schema_id)
     if state.find_item(item.schema_id, op.new_name) is not None:
         raise AlreadyExists(item.kind, op.new_name, ObjectRef("item", item.id)).error()
-    renamed = dataclasses.replace(item, name=op.new_name, create_sql=op.create_sql)
-    return state.evolve(items={**state.items, item.id: renamed})
+    rewritten = dict(op.dependents)
+    if set(rewritten) != state.direct_dependents(item.id):
+        raise DependentObjectsStillExist(f"{noun(item.kind)} {item.name} gained or lost dependents while being renamed")
+    items = dict(state.items)
+    items[item.id] = dataclasses.replace(item, name=op.new_name, create_sql=op.create_sql)
+    for dependent_id, create_sql in rewritten.items():
+        items[dependent_id] = dataclasses.replace(items[dependent_id], create_sql=create_sql)
+    return state.evolve(items=items)
 
 
 # ---- roles -----------------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from sparkwire.catalog.builtins import (
 )
 from sparkwire.catalog.objects import (
     Cluster,
+    Comment,
     Database,
     IgnoredNotice,
     Item,
@@ -273,6 +274,7 @@ def _loaded_state(rows: list[tuple[str, str]], settings: dict[str, str]) -> Cata
     privileges: dict[tuple[ObjectRef, str, str], Privilege] = dict(base.privileges)
     notices: dict[str, IgnoredNotice] = {}
     system_vars: dict[str, SystemVariable] = {}
+    comments: dict[tuple[ObjectRef, int], Comment] = {}
     for kind, payload in rows:
         match codec.decode(kind, payload):
             case Database() as db:
@@ -293,6 +295,8 @@ def _loaded_state(rows: list[tuple[str, str]], settings: dict[str, str]) -> Cata
                 notices[notice.fingerprint] = notice
             case SystemVariable() as variable:
                 system_vars[variable.name] = variable
+            case Comment() as comment:
+                comments[(comment.object, comment.sub_id)] = comment
     return CatalogState(
         databases=databases,
         schemas=schemas,
@@ -305,4 +309,5 @@ def _loaded_state(rows: list[tuple[str, str]], settings: dict[str, str]) -> Cata
         counters=Counters(**json.loads(settings["counters"])),
         revision=int(settings["revision"]),
         system_vars=system_vars,
+        comments=comments,
     )

@@ -16,6 +16,7 @@ from typing import Any
 from sparkwire.catalog.objects import (
     Cluster,
     Column,
+    Comment,
     Database,
     IgnoredNotice,
     Item,
@@ -28,7 +29,9 @@ from sparkwire.catalog.objects import (
 )
 from sparkwire.catalog.state import CatalogState
 
-CatalogObject = Database | Schema | Role | RoleMembership | Cluster | Item | Privilege | IgnoredNotice | SystemVariable
+CatalogObject = (
+    Database | Schema | Role | RoleMembership | Cluster | Item | Privilege | IgnoredNotice | SystemVariable | Comment
+)
 Row = tuple[str, str, str]  # (kind, key, payload)
 
 
@@ -52,6 +55,8 @@ def key_of(obj: CatalogObject) -> tuple[str, str]:
             return "notice", obj.fingerprint
         case SystemVariable():
             return "system_var", obj.name
+        case Comment():
+            return "comment", f"{obj.object.kind}/{obj.object.id}/{obj.sub_id}"
 
 
 def encode(obj: CatalogObject) -> Row:
@@ -71,6 +76,11 @@ def _privilege(d: dict[str, Any]) -> Privilege:
     return Privilege(**d)
 
 
+def _comment(d: dict[str, Any]) -> Comment:
+    d["object"] = ObjectRef(**d["object"])
+    return Comment(**d)
+
+
 _DECODERS: dict[str, Callable[[dict[str, Any]], CatalogObject]] = {
     "database": lambda d: Database(**d),
     "schema": lambda d: Schema(**d),
@@ -81,6 +91,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], CatalogObject]] = {
     "privilege": _privilege,
     "notice": lambda d: IgnoredNotice(**d),
     "system_var": lambda d: SystemVariable(**d),
+    "comment": _comment,
 }
 
 
@@ -99,6 +110,7 @@ def _maps(state: CatalogState) -> tuple[Mapping[Any, CatalogObject], ...]:
         state.privileges,
         state.notices,
         state.system_vars,
+        state.comments,
     )
 
 

@@ -222,3 +222,12 @@ class SystemVariable:
     value: str  # canonical text, validated by the variable's normalizer
     set_by: str  # role id
     set_at: int  # timeline timestamp, ms since the epoch
+
+
+@dataclass(frozen=True, slots=True)
+class Comment:
+    """COMMENT ON: `text` on `object`, on its column number `sub_id` (1-based) or on the object itself (0)."""
+
+    object: ObjectRef
+    sub_id: int
+    text: str

@@ -14,7 +14,7 @@ Choices:
   NOTICEs); it re-checks that nothing left behind depends on a dropped item, so a dependent created by
   another session between planning and transact makes it fail with 2BP01 instead of dangling.
   `DropSchema`/`DropDatabase`/`DropCluster` plan their contents themselves inside the transaction.
-- `RenameItem` does not rewrite dependents' `create_sql` (the planner must, or refuse, when there are any).
+- `RenameItem` carries its dependents' rewritten `create_sql` (the planner writes them).
 - `if_not_exists` on create ops turns a name clash into a skipped op reported in `TransactResult.skipped`.
 - `SetSystemVariable` / `ResetSystemVariable` store and remove an ALTER SYSTEM default; the catalog does not know
   the variables (planner/statements/variables.py does), so the planner validates name and value first.
@@ -92,11 +92,14 @@ class DropItems:
 
 @dataclass(frozen=True, slots=True)
 class RenameItem:
-    """Rename an item within its schema. `create_sql` is the item's definition rewritten with the new name."""
+    """Rename an item within its schema. `create_sql` is the item's definition rewritten with the new name;
+    `dependents` the (id, create_sql) of every item that refers to it, rewritten to the new name (the planner's
+    statements/renames.py). A dependent the planner did not rewrite makes the rename fail (a concurrent CREATE)."""
 
     item_id: str
     new_name: str
     create_sql: str
+    dependents: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +200,16 @@ class ResetSystemVariable:
 
 
 @dataclass(frozen=True, slots=True)
+class SetComment:
+    """COMMENT ON: set (or, with `text` None, remove) the comment on `object` or its column `sub_id` (0: the object).
+    The planner checks the object, the column and the privilege; comments go when their object goes."""
+
+    object: ObjectRef
+    sub_id: int
+    text: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class AdvanceTimestamp:
     """Move the timeline to at least `timestamp` (ms since the epoch), durably, with the transaction."""
 
@@ -226,5 +239,6 @@ Op = (
     | ResetNoticeStatus
     | SetSystemVariable
     | ResetSystemVariable
+    | SetComment
     | AdvanceTimestamp
 )

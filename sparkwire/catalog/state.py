@@ -11,7 +11,8 @@ the search_path names them) and then in the search_path's schemas of the current
 ambient (they resolve in every database). Privileges follow PostgreSQL too: superusers bypass checks, owners
 hold every privilege, and a role holds the privileges of the roles it inherits (transitively, through roles
 with INHERIT) and of PUBLIC. Drop planning (RESTRICT/CASCADE) lives in `sparkwire.catalog.drops`.
-`system_vars` holds the ALTER SYSTEM values (`system_defaults`: canonical variable name → value), the defaults
+`comments` holds COMMENT ON texts by (object, column number or 0). `system_vars` holds the ALTER SYSTEM values
+(`system_defaults`: canonical variable name → value), the defaults
 of session variables.
 """
 
@@ -30,6 +31,7 @@ from sparkwire.catalog.builtins import (
 )
 from sparkwire.catalog.objects import (
     Cluster,
+    Comment,
     Database,
     IgnoredNotice,
     Item,
@@ -52,6 +54,7 @@ from sparkwire.errors import (
 
 PrivilegeKey = tuple[ObjectRef, str, str]  # (object, grantee_id, grantor_id)
 MembershipKey = tuple[str, str]  # (role_id, member_id)
+CommentKey = tuple[ObjectRef, int]  # (object, column number or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,7 @@ class CatalogState:
         counters: Counters,
         revision: int,
         system_vars: Mapping[str, SystemVariable] | None = None,
+        comments: Mapping[CommentKey, Comment] | None = None,
     ) -> None:
         self.databases = databases
         self.schemas = schemas
@@ -101,6 +105,7 @@ class CatalogState:
         self.privileges = privileges
         self.notices = notices
         self.system_vars: Mapping[str, SystemVariable] = {} if system_vars is None else system_vars
+        self.comments: Mapping[CommentKey, Comment] = {} if comments is None else comments
         self.counters = counters
         self.revision = revision
 
@@ -118,6 +123,7 @@ class CatalogState:
         counters: Counters | None = None,
         revision: int | None = None,
         system_vars: Mapping[str, SystemVariable] | None = None,
+        comments: Mapping[CommentKey, Comment] | None = None,
     ) -> CatalogState:
         """A new state with the given maps replaced (the caller passes fresh maps, never mutated later)."""
         return CatalogState(
@@ -132,6 +138,7 @@ class CatalogState:
             counters=self.counters if counters is None else counters,
             revision=self.revision if revision is None else revision,
             system_vars=self.system_vars if system_vars is None else system_vars,
+            comments=self.comments if comments is None else comments,
         )
 
     def with_counters(self, **changes: int) -> CatalogState:

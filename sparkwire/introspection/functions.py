@@ -21,7 +21,8 @@ too (user relations, searched in the session's database and schema, which the re
 `pg_get_viewdef(oid, pretty, wrap)` (the view's query deparsed as PostgreSQL prints it, catalog/relations/deparse.py)
 and `pg_get_indexdef` (CREATE INDEX, or the n-th key; primary keys' indexes included), `pg_get_constraintdef` (primary
 keys, pg_keys.py), `regnamespace_in/out`
-(`'name'::regnamespace`: 3F000 when unknown) and `regrole_in/out` (42704 when unknown).
+(`'name'::regnamespace`: 3F000 when unknown) and `regrole_in/out` (42704 when unknown), and `pg_table_is_visible`
+(the relation's plain name resolves to it in the session's search path; NULL for an OID of no relation).
 `lookup_type` raises PostgreSQL's 42704 for the `'name'::regtype` literals the rewrite resolves while planning;
 `lookup_relation` resolves builtin relation names then (others resolve in the catalog when the query runs).
 """
@@ -43,6 +44,7 @@ from sparkwire.catalog.relations.pg_keys import is_key_index, key_indexes, pg_ge
 from sparkwire.catalog.relations.pg_oids import UTF8_ENCODING
 from sparkwire.catalog.relations.relation import quote_ident
 from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.introspection.comment_functions import col_description, obj_description, shobj_description
 from sparkwire.introspection.relations import RELATIONS
 from sparkwire.pgtypes.functions import function_oid
 from sparkwire.pgtypes.registry import format_type, parse_type_name, type_by_oid
@@ -135,6 +137,22 @@ def to_regclass(state: CatalogState, name: str | None, database: str, search: st
     if found is None:
         found = _user_relation(state, schema, relname, database, search)
     return found if found is not None else _key_index(state, schema or search, relname)
+
+
+def pg_table_is_visible(state: CatalogState, oid: int | None, database: str, search: str) -> bool | None:
+    """Whether the relation's plain name finds it: its schema is searched and no schema searched before it has a
+    relation of that name (psql's and pgspecial's `\\dt` list only those); NULL for an OID of no relation."""
+    if oid is None:
+        return None
+    builtin = next((rel.name for rel in RELATIONS if rel.oid == oid), None)
+    item = _items_by_oid(state).get(oid)
+    name = builtin if builtin is not None else item.name if item is not None else None
+    if name is None:
+        return None
+    found = _builtin_relation(None, name)
+    if found is None:
+        found = _user_relation(state, None, name, database, search)
+    return (found if found is not None else _key_index(state, search, name)) == oid
 
 
 def _key_index(state: CatalogState, schema: str, relname: str) -> int | None:
@@ -387,10 +405,14 @@ STATE_UDFS: dict[str, Udf] = {
     "to_regclass": Udf(to_regclass, ["VARCHAR", "VARCHAR", "VARCHAR"], "UINTEGER"),
     "regclass_in": Udf(regclass_in, ["VARCHAR", "VARCHAR", "VARCHAR"], "UINTEGER"),
     "regclass_out": Udf(regclass_out, ["BIGINT", "VARCHAR", "VARCHAR"], "VARCHAR"),
+    "pg_table_is_visible": Udf(pg_table_is_visible, ["BIGINT", "VARCHAR", "VARCHAR"], "BOOLEAN"),
     "regnamespace_in": Udf(regnamespace_in, ["VARCHAR", "VARCHAR"], "UINTEGER"),
     "regnamespace_out": Udf(regnamespace_out, ["BIGINT"], "VARCHAR"),
     "regrole_in": Udf(regrole_in, ["VARCHAR"], "UINTEGER"),
     "regrole_out": Udf(regrole_out, ["BIGINT"], "VARCHAR"),
+    "obj_description": Udf(obj_description, ["BIGINT", "VARCHAR"], "VARCHAR"),
+    "col_description": Udf(col_description, ["BIGINT", "INTEGER"], "VARCHAR"),
+    "shobj_description": Udf(shobj_description, ["BIGINT", "VARCHAR"], "VARCHAR"),
 }
 
 

@@ -4,7 +4,9 @@ keeps the catalog-defined ones in step with the catalog."""
 
 from __future__ import annotations
 
+from sparkwire.catalog.relations.comments import COMMENT_RELATIONS
 from sparkwire.catalog.relations.info import INFO_RELATIONS
+from sparkwire.catalog.relations.info_routines import ROUTINE_RELATIONS
 from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.catalog.relations.pg_depend import PG_DEPEND_RELATIONS
@@ -16,7 +18,9 @@ RELATIONS: tuple[BuiltinRelation, ...] = (
     *BUILTIN_RELATIONS,
     *PG_ITEM_RELATIONS,
     *PG_DEPEND_RELATIONS,
+    *COMMENT_RELATIONS,
     *INFO_RELATIONS,
+    *ROUTINE_RELATIONS,
     *MZ_RELATIONS,
     *NOTICE_RELATIONS,
 )

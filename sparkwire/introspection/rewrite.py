@@ -3,7 +3,8 @@
 Contract: every function here is a pure node transform `(node, ctx) → node` for `translate.duckdb.TRANSFORMS` (`ctx`
 needs only `database` and `schema`, the session's current database and schema):
 - `reg_outputs`: the statement's own result columns of type regclass / regtype / regnamespace / regrole (casts,
-  to_regclass, to_regtype) print names, as PostgreSQL prints them; ORDER BY such a column orders by OID.
+  to_regclass, to_regtype) print names, as PostgreSQL prints them; ORDER BY such a column orders by OID. Arrays of
+  them print names too, reported as text[].
 - `fold_identifiers`: unquoted identifiers fold to lower case, as PostgreSQL folds them (DuckDB keeps their case,
   which shows in result column names: `SELECT 1 AS TABLE_SCHEM` is column `table_schem`).
 - `builtin_tables`: a table named `pg_catalog.X`, or an unqualified `X` that is not a CTE in scope, where X is a
@@ -15,7 +16,8 @@ needs only `database` and `schema`, the session's current database and schema):
 - `catalog_functions`: to_regtype, to_regclass, format_type, pg_get_userbyid, pg_encoding_to_char,
   pg_type_is_visible, pg_get_function_result, … → the store's UDFs (functions.py), also when written
   `pg_catalog.f(…)`; pg_get_expr(expr, rel) → expr; information_schema._pg_expandarray(a) → zipped UNNESTs;
-  array_lower / array_upper → the bound of dimension 1; json_build_object → DuckDB's json_object;
+  pg_table_is_visible(oid) → the UDF with the session's database and schema; array_lower / array_upper → the
+  bound of dimension 1; json_build_object → DuckDB's json_object;
   current_schemas(bool) → the schema list; pg_get_indexdef / pg_get_constraintdef / pg_get_viewdef with their
   optional arguments (the session's schema decides what pretty mode leaves unqualified).
 - `qualified_types`: a cast to a schema-qualified builtin type (`x::pg_catalog.regtype`, `::pg_catalog.text`, as
@@ -26,13 +28,15 @@ needs only `database` and `schema`, the session's current database and schema):
   `x::regclass::text` print names; `'name'::regnamespace` / `'name'::regrole` resolve in the catalog when they run
   (3F000 / 42704 when unknown) and print back with `::text`; any other cast to an OID alias type is a cast to the
   OID's value, except regproc, whose value is the function's name (`'pg_catalog.array_in'::regproc` →
-  `'array_in'`).
+  `'array_in'`). Arrays of them (`proargtypes::regtype[]`, `'{int4,text}'::regtype[]`) are lists of OIDs, and
+  such an array (also through COALESCE) cast to text[] prints each element's name, as pgcli reads argument types.
 - `vectors` (vectors.py): int2vector / oidvector columns subscripted from 0, their bounds, text and elements.
 - `regproc_oids` (regprocs.py): regproc columns compared with / cast to OIDs use the function's OID.
 - `operators`: `OPERATOR(pg_catalog.op)` → the plain operator; `collations`: `COLLATE pg_catalog.default` (and
   default, "C", "POSIX") are dropped: DuckDB compares binary, which is what those collations mean here.
 - `table_functions` (table_functions.py): `pg_get_keywords()` in FROM reads the store's table of its rows;
-  `array_literals` (array_literals.py): `'{a,b}'::text[]` is a list DuckDB reads; `identifier_formats`
+  `array_literals` (array_literals.py): `'{a,b}'::text[]` is a list DuckDB reads, and `any_literals` the untyped
+  `x = ANY('{a,b}')`; `identifier_formats`
   (identifier_formats.py): format()'s `%I` quotes as quote_ident.
 """
 
@@ -48,13 +52,15 @@ from sparkwire import errors as e
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
 from sparkwire.catalog.relations.pg import PG_SETTINGS
 from sparkwire.introspection import functions as f
-from sparkwire.introspection.array_literals import array_literals
+from sparkwire.introspection.array_literals import any_literals, array_literals
 from sparkwire.introspection.identifier_formats import identifier_formats
 from sparkwire.introspection.regprocs import regproc_oids
 from sparkwire.introspection.relations import RELATIONS
 from sparkwire.introspection.table_functions import table_functions
 from sparkwire.introspection.tables import STORE_CATALOG, engine_name
 from sparkwire.introspection.vectors import vectors
+from sparkwire.pgtypes.options import EncodeOptions
+from sparkwire.pgtypes.params import decode_text
 
 
 class Context(Protocol):
@@ -69,6 +75,7 @@ _BUILTIN_SCHEMAS = frozenset({"pg_catalog", "information_schema", "mz_catalog", 
 _IMPLICIT = {rel.name: rel for rel in RELATIONS if rel.schema in IMPLICIT_SEARCH_SCHEMAS}
 _QUALIFIED = {(rel.schema, rel.name): rel for rel in RELATIONS}
 _PG_SETTINGS_COLUMNS = _QUALIFIED["pg_catalog", PG_SETTINGS].columns
+_TEXT_ARRAY = 1009
 _WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alter, exp.TruncateTable)
 
 
@@ -184,7 +191,12 @@ _UDF_FUNCTIONS = (frozenset(f.UDFS) | frozenset(f.STATE_UDFS)) - {
     "regnamespace_out",
     "regrole_in",
     "regrole_out",
+    "pg_table_is_visible",
 }
+
+
+# Functions of one argument that also need the session's database and schema (where unqualified names resolve).
+_SESSION_SEARCH = frozenset({"to_regclass", "pg_table_is_visible"})
 
 
 def _current_schemas_flag(node: exp.Expression) -> exp.Expression | None:
@@ -203,6 +215,8 @@ def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
         return expanded
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_constraintdef" and node.expressions:
         return _udf("pg_get_constraintdef", *[*node.expressions, exp.false()][:2])
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "obj_description" and len(node.expressions) == 1:
+        return _udf("obj_description", node.expressions[0].transform(catalog_functions, ctx), exp.null())
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_indexdef":
         oid, column, pretty = [*node.expressions, exp.Literal.number(0), exp.false()][:3]
         return _udf("pg_get_indexdef", oid, column, pretty, exp.Literal.string(ctx.schema))
@@ -218,8 +232,8 @@ def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
         return _array_bound(node)
     if isinstance(node, exp.Anonymous) and node.name.lower() == "json_build_object":
         return exp.Anonymous(this="json_object", expressions=list(node.expressions))
-    if isinstance(node, exp.Anonymous) and node.name.lower() == "to_regclass" and len(node.expressions) == 1:
-        return _udf("to_regclass", node.expressions[0], *_session_args(ctx))
+    if isinstance(node, exp.Anonymous) and node.name.lower() in _SESSION_SEARCH and len(node.expressions) == 1:
+        return _udf(node.name.lower(), node.expressions[0].transform(catalog_functions, ctx), *_session_args(ctx))
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_expr" and len(node.expressions) >= 2:
         return exp.Cast(this=node.expressions[0], to=exp.DataType.build("VARCHAR", dialect="duckdb"))
     if isinstance(node, exp.Anonymous) and node.name.lower() == "pg_get_viewdef" and node.expressions:
@@ -355,12 +369,63 @@ def _printed(oid: exp.Expression, kind: str, ctx: Context) -> exp.Expression:
     return _udf("regclass_out", oid, *_session_args(ctx))
 
 
+def _object_array_type(node: exp.Expression) -> str | None:
+    """The OID alias type of the elements of `x::regtype[]`, `COALESCE(a::regtype[], b::regtype[])`, else None."""
+    if isinstance(node, exp.Paren):
+        return _object_array_type(node.this)
+    if isinstance(node, exp.Coalesce):
+        kinds = {_object_array_type(arg) for arg in [node.this, *node.expressions]}
+        return kinds.pop() if len(kinds) == 1 else None
+    to = node.to if isinstance(node, exp.Cast) else None
+    if isinstance(to, exp.DataType) and to.is_type(exp.DataType.Type.ARRAY) and len(to.expressions) == 1:
+        element = to.expressions[0]
+        return element.name.upper() if isinstance(element, exp.ObjectIdentifier) else None
+    return None
+
+
+def _oid_array(node: exp.Cast, kind: str, ctx: Context) -> exp.Expression:
+    """`x::regtype[]`: the list of OIDs (a text literal's elements are names, resolved as `'name'::regtype` is)."""
+    value = node.this
+    if isinstance(value, exp.Literal) and value.is_string:
+        elements = decode_text(value.this, _TEXT_ARRAY, EncodeOptions())
+        if isinstance(elements, list) and not any(isinstance(element, list) for element in elements):
+            oids = [
+                exp.null() if element is None else
+                _oid_of(exp.Cast(this=exp.Literal.string(str(element)), to=exp.ObjectIdentifier(this=kind)), kind, ctx)
+                for element in elements
+            ]
+            return exp.Cast(this=exp.Array(expressions=oids), to=exp.DataType.build("UINTEGER[]", dialect="duckdb"))
+    value = value.transform(object_casts, ctx)
+    return exp.Cast(this=value, to=exp.DataType.build("UINTEGER[]", dialect="duckdb"))
+
+
+def _printed_array(node: exp.Expression, kind: str, ctx: Context) -> exp.Expression:
+    """`(…regtype[])::text[]`: each element's name (`-` for 0), as PostgreSQL's array output of regtype prints."""
+    oids = node.transform(object_casts, ctx)
+    element = exp.column("sw_oid")
+    printed = _printed(element, kind, ctx)
+    return exp.Anonymous(
+        this="list_transform", expressions=[oids, exp.Lambda(this=printed, expressions=[exp.to_identifier("sw_oid")])]
+    )
+
+
 def object_casts(node: exp.Expression, ctx: Context) -> exp.Expression:
     if not isinstance(node, exp.Cast):
         return node
     kind = _object_type(node)
     if kind is not None:
         return _oid_of(node, kind, ctx)
+    array_kind = _object_array_type(node)
+    if array_kind is not None:
+        return _oid_array(node, array_kind, ctx)
+    inner_array_kind = _object_array_type(node.this)
+    if (
+        inner_array_kind in ("REGTYPE", "REGCLASS", *_NAMED_OUT)
+        and node.to.is_type(exp.DataType.Type.ARRAY)
+        and len(node.to.expressions) == 1
+        and node.to.expressions[0].is_type(exp.DataType.Type.TEXT, exp.DataType.Type.VARCHAR)
+    ):
+        return _printed_array(node.this, str(inner_array_kind), ctx)
     inner = node.this
     inner_kind = _object_type(inner)
     if (
@@ -398,6 +463,9 @@ def reg_outputs(node: exp.Expression, ctx: Context) -> exp.Expression:
     replaced: dict[int, exp.Expression] = {}
     for i, projection in enumerate(node.expressions):
         value = projection.unalias()
+        if _object_array_type(value) in _PRINTED_KINDS:  # `x::regtype[]` prints names too (typed text[] here)
+            value.replace(exp.Cast(this=value.copy(), to=exp.DataType.build("TEXT[]")))
+            continue
         kind = _printed_kind(value)
         if kind is None:
             continue
@@ -485,5 +553,6 @@ TRANSFORMS = (
     collations,
     table_functions,
     array_literals,
+    any_literals,
     identifier_formats,
 )

@@ -53,6 +53,7 @@ _ENGINE_TYPES: dict[str, str] = {
     "information_schema.character_data": "VARCHAR",
     "information_schema.yes_or_no": "VARCHAR",
     "information_schema.cardinal_number": "INTEGER",
+    "information_schema.time_stamp": "TIMESTAMPTZ",
 }
 
 _ARROW_TYPES: dict[str, pa.DataType] = {

@@ -3,7 +3,8 @@ functions of the registry's types (pg_type.typinput … typsubscript) and the ac
 
 Contract: `BUILTIN_FUNCTIONS` holds, per function, (oid, proname, provolatile, prorettype, proargtypes) exactly as
 PostgreSQL 15's pg_proc has them; every other pg_proc column is the same for all of them (internal language,
-strict, not a set, parallel safe, cost 1, prosrc = proname) and is filled in by the pg_proc relation.
+strict — but for `NOT_STRICT` —, not a set, parallel safe, cost 1, prosrc = proname) and is filled in by the pg_proc
+relation.
 `function_oid(name)` is the OID of one of them (0 for `-`, PostgreSQL's "no function"), None for other names.
 Argument and result types may be pseudo-types the registry does not hold (cstring, internal, anyarray, …).
 Taken from PostgreSQL 15 with: SELECT oid, proname, provolatile, prorettype, proargtypes FROM pg_proc WHERE proname
@@ -88,6 +89,8 @@ BUILTIN_FUNCTIONS: tuple[tuple[int, str, str, int, tuple[int, ...]], ...] = (
     (2291, "record_out", "s", 2275, (2249,)),
     (2298, "void_in", "i", 2278, (2275,)),
     (2299, "void_out", "i", 2275, (2278,)),
+    (2300, "trigger_in", "i", 2279, (2275,)),
+    (2301, "trigger_out", "i", 2275, (2279,)),
     (2400, "array_recv", "s", 2277, (2281, 26, 23)),
     (2401, "array_send", "s", 17, (2277,)),
     (2402, "record_recv", "s", 2249, (2281, 26, 23)),
@@ -190,6 +193,9 @@ BUILTIN_FUNCTIONS: tuple[tuple[int, str, str, int, tuple[int, ...]], ...] = (
     (6180, "raw_array_subscript_handler", "i", 2281, (2281,)),
 )
 _OIDS = {name: oid for oid, name, *_ in BUILTIN_FUNCTIONS}
+
+# The ones PostgreSQL 15 does not mark strict (proisstrict false): trigger_in raises for any input, NULL included.
+NOT_STRICT = frozenset({"trigger_in"})
 
 
 def function_oid(name: str | None) -> int | None:

@@ -72,6 +72,7 @@ _BASE: tuple[tuple[int, str, int, int, str, str], ...] = (
     (4096, "regrole", 4, 4097, "N", "regrole"),
     (2249, "record", -1, 2287, "P", "record"),
     (2278, "void", 4, 0, "P", "void"),
+    (2279, "trigger", 4, 0, "P", "trigger"),  # pseudo-type: catalog queries compare with 'trigger'::regtype
     (2950, "uuid", 16, 2951, "U", "uuid"),
     (3802, "jsonb", -1, 3807, "U", "jsonb"),
 )

@@ -53,3 +53,17 @@ def test_mz_version_is_read_only_and_unknown_parameters_still_fail(server: Spark
         conn.execute("SET mz_version = 'v1.0.0'")
     with pytest.raises(psycopg.OperationalError, match='unrecognized configuration parameter "nope"'):
         psycopg.connect(server.dsn, options="--nope=1")
+
+
+def test_mz_version_functions(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    """Materialize's mz_version() is the mz_version parameter; mz_version_num() is major·10000 + minor·100 + patch."""
+    reported = sw.info.parameter_status("mz_version")
+    row = sw.execute("SELECT mz_version(), mz_catalog.mz_version(), mz_version_num(), pg_typeof(mz_version_num())")
+    version, qualified, number, kind = row.fetchone() or ()
+    assert version == qualified == reported
+    parsed = re.match(r"v(\d+)\.(\d+)\.(\d+) ", str(version))
+    assert parsed is not None
+    major, minor, patch = (int(p) for p in parsed.groups())
+    assert (number, kind) == (major * 10_000 + minor * 100 + patch, "integer")
+    with pytest.raises(psycopg.errors.UndefinedFunction):
+        sw.execute("SELECT mz_internal.mz_version()")

@@ -267,7 +267,8 @@ def test_index_expression_types_come_from_the_index_columns(fx: Fixture) -> None
 def test_drop_rename_and_schemas(fx: Fixture) -> None:
     (t,) = fx.create(table("t"))
     (v,) = fx.create(view("view", "v", t))
-    fx.catalog.transact([RenameItem(t, "t2", "CREATE TABLE t2 (a int4, b varchar(10))")])
+    v_sql = "CREATE VIEW v AS SELECT a FROM t2"
+    fx.catalog.transact([RenameItem(t, "t2", "CREATE TABLE t2 (a int4, b varchar(10))", ((v, v_sql),))])
     assert [r[3] for r in fx.table("mz_catalog", "mz_objects")] == ["t2", "v"]
     assert [r[0] for r in fx.table("pg_catalog", "pg_tables")] == ["public"]
     assert fx.table("pg_catalog", "pg_tables")[0][1] == "t2"

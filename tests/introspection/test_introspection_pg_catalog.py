@@ -95,8 +95,9 @@ def test_pg_proc_lists_the_functions_pg_type_and_pg_am_name(sw: Conn, pg: Conn) 
         )
         ours = rows(sw, sql)
         assert ours == rows(pg, sql), column
-        if column in ("typinput", "typoutput", "typreceive", "typsend"):  # every type has these four
-            assert all(name is not None for _, name, _ in ours)
+        if column in ("typinput", "typoutput", "typreceive", "typsend"):  # every type has these four …
+            no_binary_io = {"trigger"} if column in ("typreceive", "typsend") else set()  # … but trigger recv/send
+            assert all(name is not None for typname, name, _ in ours if typname not in no_binary_io)
     sql = "SELECT a.amname, p.proname FROM pg_catalog.pg_am a JOIN pg_catalog.pg_proc p ON a.amhandler = p.oid"
     assert sorted(rows(sw, sql)) == sorted(rows(pg, sql))
 

@@ -50,6 +50,8 @@ def param_oids(c: Client, sql: str, declared: list[int] | None = None) -> tuple[
         ("SELECT $1", (TEXT,)),
         ("SELECT $2::bigint, $1", (TEXT, INT8)),
         ("SELECT 1 WHERE 5 = any($1::oid[])", (1028,)),
+        ("SELECT * FROM items WHERE id = ANY($1) AND name <> ANY($2)", (1007, 1009)),  # int4[], text[]
+        ("SELECT $1::pg_catalog.int4, $2::pg_catalog.regclass", (INT4, TEXT)),
     ],
 )
 def test_parameter_type_inference(client: Client, sql: str, expected: tuple[int, ...]) -> None:

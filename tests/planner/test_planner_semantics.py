@@ -39,6 +39,10 @@ SAME_AS_POSTGRES = [
     "WITH t AS (SELECT a FROM sem WHERE a IS NOT NULL) SELECT count(*) AS n FROM t",
     "SELECT a, b FROM sem ORDER BY a LIMIT 2 OFFSET 1",
     r"SELECT '\x00ff'::bytea, octet_length('\x00ff'::bytea), 'a\\000b'::bytea, CAST('abc' AS bytea)",
+    # LIKE escapes with a backslash unless ESCAPE names another character (translate/like_escape.py)
+    r"SELECT s, s LIKE 'a\_%', s NOT LIKE 'a\_%', s ILIKE 'A\_B', s LIKE 'a\%', s LIKE 'a\\b', s ~~ 'a\_b', "
+    r"s !~~* 'A\_B', s LIKE 'a#_b' ESCAPE '#', s LIKE 'a_b' ESCAPE '' "
+    r"FROM (VALUES ('a_b'), ('axb'), ('a%'), ('ab'), ('a\b')) v(s) ORDER BY s",
 ]
 
 ERRORS_AS_POSTGRES = [
@@ -177,3 +181,11 @@ def test_numeric_literals_keep_their_digits(client: Client, oracle: PostgresOrac
     assert got.oids == [1700, 1700, 1700, 1700]
     assert [str(v) for v in got.rows[0]] == [str(v) for v in oracle_run(oracle.dsn, sql).rows[0]]
     assert client.error("SELECT 'abc'::numeric").code == "22P02"
+
+
+def test_like_escapes_in_writes(client: Client) -> None:
+    """A DELETE's predicate runs on DuckDB (planner/execute/writes.py): an escaped % is a literal one there too."""
+    client.run("CREATE TABLE likes (s text)")
+    client.run("INSERT INTO likes VALUES ('a_b'), ('axb'), ('a%'), ('A_B')")
+    assert client.one(r"DELETE FROM likes WHERE s LIKE 'a\%' RETURNING s").rows == [("a%",)]
+    assert client.rows(r"SELECT s FROM likes WHERE s ILIKE 'a\_b' ORDER BY s") == [("A_B",), ("a_b",)]

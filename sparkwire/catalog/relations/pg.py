@@ -36,7 +36,7 @@ from sparkwire.catalog.relations.pg_opclasses import OPCLASSES, OPFAMILIES
 from sparkwire.catalog.relations.pg_type import PG_TYPE_COLUMNS, pg_type_rows
 from sparkwire.catalog.relations.relation import BuiltinRelation, Row, Sensitivity, names_of, no_rows, parse_columns
 from sparkwire.catalog.state import CatalogState
-from sparkwire.pgtypes.functions import BUILTIN_FUNCTIONS
+from sparkwire.pgtypes.functions import BUILTIN_FUNCTIONS, NOT_STRICT
 
 # ---- namespaces, roles, databases -----------------------------------------------------------------------------
 
@@ -207,12 +207,13 @@ _COLLATION_ROWS: list[Row] = [
 
 
 _INTERNAL_LANGUAGE = 12
-# pg_proc of a builtin function: internal, strict, no set, parallel safe, cost 1, its C symbol is its name
+# pg_proc of a builtin function: internal, strict (but NOT_STRICT), no set, parallel safe, cost 1, its C symbol is
+# its name
 _PROC_ROWS: list[Row] = [
     (
         *(oid, name, PG_CATALOG_OID, BUILTIN_OWNER_OID, _INTERNAL_LANGUAGE, 1.0, 0.0, 0, "-", "f", False, False),
-        *(True, False, volatility, "s", len(args), 0, returns, args, None, None, None, None, None, name),
-        *(None, None, None, None),
+        *(name not in NOT_STRICT, False, volatility, "s", len(args), 0, returns, args, None, None, None, None, None),
+        *(name, None, None, None, None),
     )
     for oid, name, volatility, returns, args in BUILTIN_FUNCTIONS
 ]

@@ -1,5 +1,5 @@
 """pg_catalog relations that describe catalog items: pg_class, pg_attribute, pg_attrdef, pg_index, pg_constraint,
-pg_tables, pg_views, pg_matviews, pg_indexes, pg_stat_user_tables, pg_description, pg_inherits.
+pg_tables, pg_views, pg_matviews, pg_indexes, pg_stat_user_tables, pg_inherits.
 
 Contract: `PG_ITEM_RELATIONS` lists them with PostgreSQL 15's columns; rows are functions of a `CatalogState`.
 Mapping (as Materialize's pg_catalog): tables and sources are relkind `r`, views `v`, materialized views `m`,
@@ -15,7 +15,7 @@ PostgreSQL, by design: no system columns (attnum < 0), no row types (reltype 0),
 allocates no OIDs for defaults; Materialize does the same) and adbin holds the default as PostgreSQL's pg_get_expr
 prints it (deparse.py: `'x'::text`, `0`, `now()`; a DEFAULT NULL is no default, as in PostgreSQL), which pg_get_expr
 returns as is; pg_views / pg_matviews definitions are pg_get_viewdef's non-pretty text (deparse.py);
-pg_description and pg_inherits are empty (the catalog holds no comments or inheritance yet). A table's primary key
+pg_inherits is empty (the catalog holds no inheritance; comments are in comments.py). A table's primary key
 shows as PostgreSQL shows it, a unique index `<table>_pkey` and a `p` constraint
 (pg_keys.py). Per-item rows are memoized by item value (items are immutable), so a transact re-renders only
 what changed.
@@ -507,6 +507,5 @@ PG_ITEM_RELATIONS: tuple[BuiltinRelation, ...] = (
         "autovacuum_count bigint, analyze_count bigint, autoanalyze_count bigint",
         _pg_stat_user_tables_rows,
     ),
-    _pg("pg_description", 2609, "objoid oid, classoid oid, objsubid integer, description text", no_rows),
     _pg("pg_inherits", 2611, "inhrelid oid, inhparent oid, inhseqno integer, inhdetachpending boolean", no_rows),
 )

@@ -22,7 +22,8 @@ _RECORD = 2249
 @dataclass(frozen=True, slots=True)
 class TypeDetails:
     """pg_type values the registry does not carry. `io` is the stem of the I/O functions: `bool` → boolin, boolout,
-    boolrecv, boolsend; `date_` → date_in, …; `modifiers` the stem of typmodin/typmodout."""
+    boolrecv, boolsend (`binary_io` False: no recv/send, `-`); `date_` → date_in, …; `modifiers` the stem of
+    typmodin/typmodout."""
 
     byval: bool
     io: str
@@ -34,6 +35,7 @@ class TypeDetails:
     collation: int = 0
     subscript: str = "-"
     element: int = 0
+    binary_io: bool = True
 
 
 _TYPE_DETAILS: dict[int, TypeDetails] = {
@@ -71,6 +73,7 @@ _TYPE_DETAILS: dict[int, TypeDetails] = {
     4096: TypeDetails(True, "regrole", "i", "p"),
     2249: TypeDetails(False, "record_", "d", "x", typtype="p"),
     2278: TypeDetails(True, "void_", "i", "p", typtype="p"),
+    2279: TypeDetails(True, "trigger_", "i", "p", typtype="p", binary_io=False),
     2950: TypeDetails(False, "uuid_", "c", "p"),
     3802: TypeDetails(False, "jsonb_", "i", "x", subscript="jsonb_subscript_handler"),
 }
@@ -111,8 +114,8 @@ PG_TYPE_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
-def _io(stem: str) -> tuple[str, str, str, str]:
-    return stem + "in", stem + "out", stem + "recv", stem + "send"
+def _io(stem: str, binary: bool) -> tuple[str, str, str, str]:
+    return stem + "in", stem + "out", stem + "recv" if binary else "-", stem + "send" if binary else "-"
 
 
 def _modifier_functions(stem: str) -> tuple[str, str]:
@@ -158,7 +161,7 @@ def _pg_type_row(t: PgType) -> Row:
         details.subscript,
         details.element,
         t.array_oid,
-        *_io(details.io),
+        *_io(details.io, details.binary_io),
         modin,
         modout,
         analyze,

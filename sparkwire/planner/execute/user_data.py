@@ -41,10 +41,12 @@ from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fas
 from sparkwire.planner.execute.spark_exec import ReadContext
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar.comment import CommentOn
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.planning.plan import Plan
 from sparkwire.planner.security.privileges import check_dml, check_ops, check_read, check_write
 from sparkwire.planner.statements.byte_sizes import describe_byte_size
+from sparkwire.planner.statements.comment import plan_comment
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
 from sparkwire.planner.statements.rbac import plan_rbac
 from sparkwire.planner.statements.show_objects import show_objects
@@ -307,6 +309,9 @@ class UserData:
         if isinstance(statement, AlterNotice):
             self._data.transact(plan_alter_notice(statement, state, names.role_id, self._data.notices))
             return ALTER_NOTICE
+        if isinstance(statement, CommentOn):
+            self._data.transact(list(plan_comment(statement, state, names)))
+            return "COMMENT"
         if not isinstance(statement, DDL_STATEMENTS):
             rbac = plan_rbac(statement, state, names)
             for notice in rbac.notices:

@@ -3,22 +3,76 @@
 Contract: `PG` is a sqlglot Dialect class to pass as `read=`/`dialect=` wherever planner code parses PostgreSQL
 or prints a type back in PostgreSQL spelling. It adds `oid` as a type (sqlglot's postgres dialect cannot parse
 `$1::oid[]`, which drivers such as asyncpg send): it reads as an unsigned 32-bit integer and prints as `oid`.
-Identifiers named `oid` (pg_catalog columns) still parse as identifiers.
+Identifiers named `oid` (pg_catalog columns) still parse as identifiers. Arrays of the OID alias types parse
+(`proargtypes::regtype[]`, as pgcli writes it; sqlglot stops after `regtype`): an ARRAY DataType whose element is
+the ObjectIdentifier. An interval literal of several parts keeps them all (`INTERVAL '1 day 02:03:04'`; sqlglot
+keeps only `'1' DAY` when one "number unit" pair is found in a longer string), spelled in unit words both engines
+read (`'1 days 7384 seconds'`: the same days and microseconds, which is what PostgreSQL keeps and prints).
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import ClassVar
 
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
+from sqlglot.expressions.builders import INTERVAL_STRING_RE
 from sqlglot.generators.postgres import PostgresGenerator
+from sqlglot.parsers.postgres import PostgresParser
 from sqlglot.tokenizer_core import TokenType
+
+from sparkwire.errors import InvalidDatetimeFormat
+from sparkwire.pgtypes.interval import parse_interval
 
 
 class PG(Postgres):
     class Tokenizer(Postgres.Tokenizer):
         KEYWORDS: ClassVar = {**Postgres.Tokenizer.KEYWORDS, "OID": TokenType.UINT}
 
+    class Parser(PostgresParser):
+        def _parse_types(
+            self,
+            check_func: bool = False,
+            schema: bool = False,
+            allow_identifiers: bool = True,
+            with_collation: bool = False,
+        ) -> exp.Expr | None:
+            parsed = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+            while isinstance(parsed, exp.DataType) and _is_object_identifier(parsed):
+                if not self._match_pair(TokenType.L_BRACKET, TokenType.R_BRACKET):
+                    break
+                parsed = exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[parsed], nested=True)
+            return parsed
+
+        def _parse_interval_span(self, this: exp.Expr, parse_function_unit: bool = True) -> exp.Interval:
+            interval = super()._parse_interval_span(this, parse_function_unit)
+            text = this.name if isinstance(this, exp.Literal) and this.is_string else None
+            if text is not None and interval.this is not this and not INTERVAL_STRING_RE.fullmatch(text):
+                # more than the one pair sqlglot kept: PostgreSQL reads the whole text
+                interval.set("this", exp.Literal.string(_unit_words(text)))
+                interval.set("unit", None)
+                interval.set("fraction_in_string", None)
+            return interval
+
     class Generator(PostgresGenerator):
         TYPE_MAPPING: ClassVar = {**PostgresGenerator.TYPE_MAPPING, exp.DataType.Type.UINT: "OID"}
+
+
+def _is_object_identifier(datatype: exp.Expr) -> bool:
+    """An OID alias type (`regtype`), or an array of one (`regtype[]`, so that `regtype[][]` parses too)."""
+    while isinstance(datatype, exp.DataType) and datatype.is_type(exp.DataType.Type.ARRAY) and datatype.expressions:
+        datatype = datatype.expressions[0]
+    return isinstance(datatype, exp.ObjectIdentifier)
+
+
+def _unit_words(text: str) -> str:
+    """PostgreSQL interval input (`1 day 02:03:04`) as unit words; text with months, or invalid, stays as it is."""
+    try:
+        value = parse_interval(text)
+    except InvalidDatetimeFormat:
+        return text
+    if value.months:
+        return text
+    seconds = Decimal(value.micros).scaleb(-6).normalize()
+    return f"{value.days} days {seconds:f} seconds"

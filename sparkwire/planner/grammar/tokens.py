@@ -1,7 +1,8 @@
 """The tokenizer and the small recursive-descent parser that our own statement grammars share.
 
 Contract: `tokenize(sql)` splits statement text into `Token`s (words lower-cased; quoted identifiers and strings
-unquoted, E'' escapes applied; white space and comments, `--` and `/* */`, dropped) and raises 42601 at a
+unquoted, E'' escapes applied, dollar-quoted strings (`$$…$$`, `$tag$…$tag$`) read as strings; white space and
+comments, `--` and `/* */`, dropped) and raises 42601 at a
 character no token starts with. `Parser(sql)` walks those tokens: `at` / `accept` / `expect` match keyword
 sequences, `accept_op` / `expect_op` operators, `name` / `qualified_name` identifiers, `value` a SET value,
 `integer`, `rest` the text from the current token on (an embedded query), `end` insists nothing is left.
@@ -30,6 +31,7 @@ _TOKEN = re.compile(
     r"""
     (?P<space>\s+|--[^\n]*|/\*.*?\*/)
   | (?P<string>[eE]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*')
+  | (?P<dollar>\$(?P<tag>[A-Za-z_][A-Za-z_0-9]*|)\$.*?\$(?P=tag)\$)
   | (?P<ident>"(?:[^"]|"")*")
   | (?P<number>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|-?\.\d+)
   | (?P<word>[A-Za-z_][A-Za-z_0-9$]*)
@@ -59,7 +61,10 @@ def tokenize(sql: str) -> list[Token]:
         pos = m.end()
         if kind == "space":
             continue
-        if kind == "string":
+        if kind == "dollar":
+            kind, fence = "string", len(m.group("tag") or "") + 2
+            text = text[fence:-fence]
+        elif kind == "string":
             text = _unescape_e(text[2:-1]) if text[0] in "eE" else text[1:-1].replace("''", "'")
         elif kind == "ident":
             text = text[1:-1].replace('""', '"')

@@ -3,11 +3,12 @@ anything.
 
 Contract: `infer_parameter_types(tree, declared, describe)` returns one (PostgreSQL oid, DuckDB type) per
 `$n`, n = 1 … highest index. A type the client declared (non-zero oid) wins. Otherwise, in order: an explicit
-cast (`$1::int`); bigint for LIMIT/OFFSET; the column an INSERT VALUES position targets; the column an UPDATE
-SET assigns; the other operand of a comparison, arithmetic, IN list or BETWEEN when that operand has no
-parameter of its own — its type comes from the engine describing `SELECT <operand> FROM <the statement's
-FROM>` (planned lazily, never run); else text. `describe(sql)` is the engine's no-execute describe of
-PostgreSQL-dialect-free DuckDB SQL.
+cast (`$1::int`, also `$1::pg_catalog.int4`); bigint for LIMIT/OFFSET; the column an INSERT VALUES position
+targets; the column an UPDATE SET assigns; the other operand of a comparison, arithmetic, IN list or BETWEEN when
+that operand has no parameter of its own — its type comes from the engine describing `SELECT <operand> FROM <the
+statement's FROM>` (planned lazily, never run); for `x = ANY($1)` (any comparison operator) the array of x's type,
+as PostgreSQL resolves it (pgcli sends `relkind = ANY(%s)` with an untyped list); else text. `describe(sql)` is
+the engine's no-execute describe of PostgreSQL-dialect-free DuckDB SQL.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from sqlglot import exp
 
 from sparkwire import errors as e
 from sparkwire.engine.base import Column
-from sparkwire.pgtypes.registry import parse_type_name
+from sparkwire.pgtypes.registry import parse_type_name, type_by_oid
 from sparkwire.planner.bind.fields import INT8_OID, TEXT_OID, duckdb_type_for_oid, pg_type
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb import parameter_count, parameter_index
@@ -122,18 +123,56 @@ def _from_update_set(node: exp.Expression, describe: Describe) -> ParamType | No
     return None
 
 
+def _unqualified(datatype: exp.DataType) -> exp.DataType:
+    """`pg_catalog.int4` → `int4` (psql and pgcli write `$1::pg_catalog.regclass`): builtin types live there."""
+    kind = datatype.args.get("kind")
+    if (
+        datatype.this == exp.DataType.Type.USERDEFINED
+        and isinstance(kind, exp.Dot)
+        and kind.this.name.lower() == "pg_catalog"
+    ):
+        return exp.DataType.build(kind.expression.name, dialect=PG)
+    return datatype
+
+
+def _array_of(found: ParamType | None) -> ParamType | None:
+    """The array type whose elements have type `found` (`x = ANY($1)`), None when that type has no array type."""
+    if found is None:
+        return None
+    oid, duck_type = found
+    try:
+        array_oid = type_by_oid(oid).array_oid
+    except e.PgError:
+        return None
+    return (array_oid, duck_type + "[]") if array_oid else None
+
+
+def _any_operand(node: exp.Expression) -> exp.Expression | None:
+    """`x op ANY($1)` (sqlglot: op(x, Any(Paren($1)))): x, when $1 is the array ANY reads."""
+    wrapper = node.parent
+    if isinstance(wrapper, exp.Paren):
+        wrapper = wrapper.parent
+    comparison = wrapper.parent if isinstance(wrapper, exp.Any) else None
+    operand = comparison.this if isinstance(comparison, _OPERATORS) and comparison.expression is wrapper else None
+    return operand if isinstance(operand, exp.Expression) else None
+
+
 def _infer_one(node: exp.Expression, describe: Describe) -> ParamType | None:
     parent = node.parent
     if isinstance(parent, exp.Cast) and parent.this is node:
-        if isinstance(parent.to, exp.ObjectIdentifier) and parent.to.name.upper() != "OID":
+        to = _unqualified(parent.to)
+        if isinstance(to, exp.ObjectIdentifier) and to.name.upper() != "OID":
             return TEXT_OID, "VARCHAR"  # `$1::regclass`: an object's name, resolved by the introspection rewrite
-        pgtype, _ = parse_type_name(parent.to.sql(PG))
-        return pgtype.oid, parent.to.sql("duckdb")
+        pgtype, _ = parse_type_name(to.sql(PG))
+        return pgtype.oid, to.sql("duckdb")
     if isinstance(parent, exp.Limit | exp.Offset | exp.Fetch):
         return INT8_OID, "BIGINT"
     found = _from_insert(node, describe) or _from_update_set(node, describe)
     if found:
         return found
+    element_of = _any_operand(node)
+    if element_of is not None:
+        return None if _has_parameter(element_of) else _array_of(_engine_type(element_of, node, describe))
     other: exp.Expression | None = None
     if isinstance(parent, _OPERATORS):
         other = parent.expression if parent.this is node else parent.this

@@ -28,6 +28,7 @@ from sparkwire.notices.alter import AlterNotice
 from sparkwire.planner.bind.naming import column_name, projection_names
 from sparkwire.planner.bind.output_types import declared_types
 from sparkwire.planner.grammar.alter_notice import parse_alter_notice
+from sparkwire.planner.grammar.comment import CommentOn, parse_comment
 from sparkwire.planner.grammar.ddl import CreateTable, CreateView, DdlStatement, parse_materialize_ddl
 from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
@@ -56,7 +57,7 @@ class Plan:
     void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
     declared_types: tuple[tuple[int, int] | None, ...] | None = None  # per result column, see output_types.py
     # "ddl"/"show": a statement of our own grammars (grammar/ddl.py, grammar/rbac.py)
-    statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | None = None
+    statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | CommentOn | None = None
 
 
 _CONSTANT_NODES = (
@@ -228,6 +229,9 @@ def plan_statement(
     alter = parse_alter_notice(sql)
     if alter is not None:
         return Plan(sql, "ddl", tag=ALTER_NOTICE, statement=alter)
+    comment = parse_comment(sql)
+    if comment is not None:
+        return Plan(sql, "ddl", tag="COMMENT", statement=comment)
     rbac = parse_rbac(sql)
     if rbac is not None:
         return Plan(sql, "ddl", statement=rbac)

@@ -4,7 +4,8 @@ Contract: `check_functions(tree, sql)` walks a statement parsed from `sql` (`che
 and raises 42883 `function name(…) does not exist` (PostgreSQL's answer for a function it does not have) for every
 call whose name, as the client spelled it, is not in `ALLOWED`, and for every call qualified by a schema other than
 pg_catalog (or information_schema for its own functions). `ALLOWED` is PostgreSQL 15's builtin function names
-(pg_function_names.py, generated from a real PostgreSQL) plus the SQL constructs that look like calls (COALESCE,
+(pg_function_names.py, generated from a real PostgreSQL), Materialize's mz_version() / mz_version_num()
+(also as mz_catalog.…), plus the SQL constructs that look like calls (COALESCE,
 GREATEST, ROW, …), minus `REFUSED`: the PostgreSQL functions that read or write the server's files, signal processes
 or change server state, which no role may call here. Everything else an engine offers (DuckDB's read_csv,
 json_execute_serialized_sql, enable_logging, duckdb_* and pragma_* functions, checkpoint; Spark's reflect and
@@ -128,8 +129,17 @@ GRAMMAR: frozenset[type[exp.Expr]] = frozenset(
     }
 )  # fmt: skip
 
-ALLOWED: frozenset[str] = (PG_CATALOG_FUNCTIONS | INFORMATION_SCHEMA_FUNCTIONS | SQL_CONSTRUCTS) - REFUSED
-_QUALIFIERS = {"pg_catalog": PG_CATALOG_FUNCTIONS, "information_schema": INFORMATION_SCHEMA_FUNCTIONS}
+# Materialize's own functions that sparkwire answers (translate/duckdb.py): Materialize's tools call them.
+MATERIALIZE_FUNCTIONS = frozenset({"mz_version", "mz_version_num"})
+
+ALLOWED: frozenset[str] = (
+    PG_CATALOG_FUNCTIONS | INFORMATION_SCHEMA_FUNCTIONS | MATERIALIZE_FUNCTIONS | SQL_CONSTRUCTS
+) - REFUSED
+_QUALIFIERS = {
+    "pg_catalog": PG_CATALOG_FUNCTIONS,
+    "information_schema": INFORMATION_SCHEMA_FUNCTIONS,
+    "mz_catalog": MATERIALIZE_FUNCTIONS,
+}
 
 
 def _spelled(node: exp.Expr, sql: str) -> str | None:

@@ -45,6 +45,7 @@ from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.ddl_parser import Name, quote
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.statements.ddl_expressions import check_default, index_key
+from sparkwire.planner.statements.renames import dependent_sql, rename_sql
 from sparkwire.planner.translate.duckdb import parse
 
 DescribeQuery = Callable[[exp.Expression], tuple[Column, ...]]
@@ -545,26 +546,9 @@ def _rename(stmt: g.AlterRename, ctx: DdlContext) -> DdlPlan:
     # PostgreSQL: ALTER TABLE / ALTER INDEX rename any relation; ALTER [MATERIALIZED] VIEW only its own kind.
     if stmt.kind in ("view", "materialized-view") and item.kind != stmt.kind:
         raise e.WrongObjectType(f'"{stmt.name.written}" is not {with_article(noun(stmt.kind))}')
-    dependents = sorted(state.direct_dependents(item.id), key=_oid_order(state))
-    if dependents:
-        detail = "\n".join(
-            f"{state.describe_item(d, ctx.names.context)} depends on {state.describe_item(item.id, ctx.names.context)}"
-            for d in dependents
-        )
-        raise e.FeatureNotSupported(
-            f"cannot rename {state.describe_item(item.id, ctx.names.context)} because other objects depend on it",
-            detail=detail,
-            hint="Drop the dependent objects first, or recreate the object under the new name.",
-        )
     if state.find_item(item.schema_id, stmt.new_name) is not None:
         raise duplicate_item(item.kind, stmt.new_name)
-    return DdlPlan((RenameItem(item.id, stmt.new_name, _renamed_sql(item, stmt.new_name)),), tag)
-
-
-def _renamed_sql(item: Item, new_name: str) -> str:
-    parsed = g.parse_materialize_ddl(item.create_sql)
-    if isinstance(parsed, g.CreateIndex):
-        return g.render(dataclasses.replace(parsed, name=new_name))
-    if isinstance(parsed, g.CreateTable | g.CreateView):
-        return g.render(dataclasses.replace(parsed, name=Name((*parsed.name.parts[:-1], new_name))))
-    raise e.InternalError(f"cannot rewrite the definition of {noun(item.kind)} {item.name}")
+    rename = RenameItem(
+        item.id, stmt.new_name, rename_sql(item, stmt.new_name), dependent_sql(state, item, stmt.new_name)
+    )
+    return DdlPlan((rename,), tag)

@@ -249,7 +249,7 @@ def _relation(state: CatalogState, names: Names, name: Name) -> Item:
     return item
 
 
-def _schema_ref(state: CatalogState, names: Names, name: Name) -> ObjectRef:
+def schema_ref(state: CatalogState, names: Names, name: Name) -> ObjectRef:
     if len(name.parts) > 2:
         raise e.SyntaxError(f"improper qualified name (too many dotted names): {name.written}")
     database = state.resolve_database(name.schema or names.database)
@@ -268,7 +268,7 @@ def _object(state: CatalogState, names: Names, kind: str, name: Name) -> tuple[O
             item = _relation(state, names, name)
             return ObjectRef("item", item.id), item.kind
         case "schema":
-            return _schema_ref(state, names, name), "schema"
+            return schema_ref(state, names, name), "schema"
         case "database":
             return ObjectRef("database", state.resolve_database(name.written).id), "database"
         case _:
@@ -324,7 +324,7 @@ def _privileges(stmt: g.GrantPrivileges | g.RevokePrivileges, state: CatalogStat
 def _owned(stmt: g.AlterOwner, state: CatalogState, names: Names) -> ObjectRef | None:
     match stmt.kind:
         case "schema":
-            return _schema_ref(state, names, stmt.name)
+            return schema_ref(state, names, stmt.name)
         case "database":
             return ObjectRef("database", state.resolve_database(stmt.name.written).id)
         case "cluster":

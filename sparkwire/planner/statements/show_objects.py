@@ -6,9 +6,9 @@ catalog snapshot alone. Columns, their order and the row order are Materialize's
 rows sorted by every column, SHOW COLUMNS by position): SHOW TABLES / VIEWS / SCHEMAS / DATABASES → name, comment;
 SHOW MATERIALIZED VIEWS → name, cluster, comment; SHOW INDEXES → name, on, cluster, key (text[], a Python list of
 key expressions), comment; SHOW CLUSTERS → name, replicas, comment; SHOW OBJECTS → name, type, comment; SHOW
-COLUMNS → name, nullable (bool), type, comment; SHOW CREATE … → name (fully qualified), create_sql. Comments and
-replicas are not recorded: NULL. Without FROM, objects come from the first schema of the search path that exists
-(SHOW INDEXES: also unless ON or IN CLUSTER is given). `LIKE 'pattern'` filters on name; WHERE raises 0A000.
+COLUMNS → name, nullable (bool), type, comment; SHOW CREATE … → name (fully qualified), create_sql. Comments are
+COMMENT ON's; replicas are not recorded: NULL. Without FROM, objects come from the first schema of the search path
+that exists (SHOW INDEXES: also unless ON or IN CLUSTER is given). `LIKE 'pattern'` filters on name; WHERE raises 0A000.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 from sparkwire import errors as e
 from sparkwire.api import Field
 from sparkwire.catalog import CatalogState
-from sparkwire.catalog.objects import Item, Schema
+from sparkwire.catalog.objects import Item, ObjectKind, ObjectRef, Schema
 from sparkwire.catalog.wording import noun
 from sparkwire.pgtypes.registry import type_by_oid
 from sparkwire.planner.bind.resolve import Names
@@ -44,6 +44,11 @@ def show_objects(stmt: ShowStatement, state: CatalogState, names: Names) -> tupl
         case ShowObjects():
             fields, rows = _objects(stmt, state, names)
             return fields, sorted(_filter(rows, stmt.like, stmt.where), key=_sort_key)
+
+
+def _comment(state: CatalogState, kind: ObjectKind, object_id: str, sub_id: int = 0) -> str | None:
+    found = state.comments.get((ObjectRef(kind, object_id), sub_id))
+    return None if found is None else found.text
 
 
 def _sort_key(row: Row) -> tuple[tuple[bool, str], ...]:
@@ -121,32 +126,35 @@ def _cluster_name(state: CatalogState, cluster_id: str | None) -> str | None:
 def _objects(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
     match stmt.what:
         case "databases":
-            return _fields("name", "comment"), [(d.name, None) for d in state.databases.values()]
+            databases = state.databases.values()
+            return _fields("name", "comment"), [(d.name, _comment(state, "database", d.id)) for d in databases]
         case "schemas":
             db = state.resolve_database(stmt.from_.name if stmt.from_ is not None else names.database)
             schemas = [s for s in state.schemas.values() if s.database_id in (None, db.id)]
-            return _fields("name", "comment"), [(s.name, None) for s in schemas]
+            return _fields("name", "comment"), [(s.name, _comment(state, "schema", s.id)) for s in schemas]
         case "clusters":
-            return _fields("name", "replicas", "comment"), [(c.name, None, None) for c in state.clusters.values()]
+            return _fields("name", "replicas", "comment"), [
+                (c.name, None, _comment(state, "cluster", c.id)) for c in state.clusters.values()
+            ]
         case "indexes":
             return _indexes(stmt, state, names)
     schema = _schema(stmt.from_, state, names)
     items = state.items_in_schema(schema.id)
     match stmt.what:
-        case "tables":
-            return _fields("name", "comment"), [(i.name, None) for i in items if i.kind == "table"]
-        case "views":
-            return _fields("name", "comment"), [(i.name, None) for i in items if i.kind == "view"]
+        case "tables" | "views":
+            kind = stmt.what[:-1]
+            named: list[Row] = [(i.name, _comment(state, "item", i.id)) for i in items if i.kind == kind]
+            return _fields("name", "comment"), named
         case "materialized-views":
             cluster = state.resolve_cluster(stmt.cluster).id if stmt.cluster is not None else None
             rows: list[Row] = [
-                (i.name, _cluster_name(state, i.cluster_id), None)
+                (i.name, _cluster_name(state, i.cluster_id), _comment(state, "item", i.id))
                 for i in items
                 if i.kind == "materialized-view" and cluster in (None, i.cluster_id)
             ]
             return _fields("name", "cluster", "comment"), rows
         case _:  # objects
-            return _fields("name", "type", "comment"), [(i.name, i.kind, None) for i in items]
+            return _fields("name", "type", "comment"), [(i.name, i.kind, _comment(state, "item", i.id)) for i in items]
 
 
 def _indexes(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:
@@ -169,7 +177,13 @@ def _indexes(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tupl
         indexes = [i for i in indexes if i.cluster_id == cluster.id]
     fields = (*_fields("name", "on", "cluster"), Field("key", TEXT_ARRAY), Field("comment", TEXT))
     rows: list[Row] = [
-        (i.name, state.items[i.on_id].name if i.on_id else None, _cluster_name(state, i.cluster_id), list(i.keys), None)
+        (
+            i.name,
+            state.items[i.on_id].name if i.on_id else None,
+            _cluster_name(state, i.cluster_id),
+            list(i.keys),
+            _comment(state, "item", i.id),
+        )
         for i in indexes
     ]
     return fields, rows
@@ -187,7 +201,10 @@ def _columns(stmt: ShowColumns, state: CatalogState, names: Names) -> list[Row]:
     item = _item(stmt.name, state, names)
     if item.kind not in _RELATIONS:
         raise e.WrongObjectType(f"{state.qualified_name(item)} is a {noun(item.kind)} and so does not have columns")
-    return [(c.name, c.nullable, _type_name(c.type_oid), None) for c in item.columns]
+    return [
+        (c.name, c.nullable, _type_name(c.type_oid), _comment(state, "item", item.id, n))
+        for n, c in enumerate(item.columns, start=1)
+    ]
 
 
 def _show_create(stmt: ShowCreate, state: CatalogState, names: Names) -> Row:

@@ -2,12 +2,14 @@
 
 Contract: `parse(sql)` parses one statement with sqlglot's postgres dialect (syntax errors → 42601 with
 PostgreSQL's wording and a 1-based position). `to_duckdb(tree, ctx, param_types)` returns DuckDB SQL text:
+Unquoted identifiers are folded to lower case, as PostgreSQL does. Then
 every transform in `TRANSFORMS` is a pure function (node, ctx) → node applied over the whole tree, then
 sqlglot's DuckDB generator prints it. Engine settings already give PostgreSQL semantics for integer `/`, NULL
 ordering and division by zero (see engine/duckdb.py), so the transforms here cover what settings cannot:
 session information functions (current_user, version(), current_setting, set_config, pg_sleep, pg_backend_pid,
-…), catalog relations, functions and casts (introspection/rewrite.py) and typed parameters (`$n`
-becomes `CAST($n AS <type>)` so DuckDB binds values with the inferred PostgreSQL type).
+…), catalog relations, functions and casts (introspection/rewrite.py), LIKE's default backslash escape
+(like_escape.py) and typed parameters (`$n` becomes `CAST($n AS <type>)` so DuckDB binds values with the
+inferred PostgreSQL type).
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from functools import partial
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from sparkwire import errors as e
 from sparkwire.introspection import rewrite as introspection
 from sparkwire.pgtypes import decode_param
 from sparkwire.planner.bind.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.planner.grammar.dialect import PG
-from sparkwire.version import version_string
+from sparkwire.planner.translate.inner_names import inner_names
+from sparkwire.planner.translate.like_escape import like_escapes
+from sparkwire.version import MZ_VERSION, mz_version_num, version_string
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +77,9 @@ def parse(sql: str) -> exp.Expression:
         raise e.SyntaxError("unterminated quoted string or comment", position=1) from None
     if not isinstance(tree, exp.Expression):
         raise e.SyntaxError("syntax error at end of input", position=1)
-    return tree
+    # PostgreSQL folds unquoted identifiers to lower case: `INFORMATION_SCHEMA.columns`, `SELECT A FROM T`
+    normalized: exp.Expression = normalize_identifiers(tree, dialect=PG)
+    return normalized
 
 
 Transform = Callable[[exp.Expression, SessionContext], exp.Expression]
@@ -121,9 +128,17 @@ def _int4_series(node: exp.Expression) -> bool:
     return isinstance(node, exp.GenerateSeries) and all(b is None or _int4_literal(b) for b in bounds)
 
 
+def _is_bytea(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.VARBINARY, exp.DataType.Type.BINARY)
+
+
 def _int4_results(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
     """length(), array_length() and generate_series(int4, int4) are int4 in PostgreSQL; DuckDB returns BIGINT.
-    A set-returning generate_series in a FROM clause keeps its type: DuckDB cannot cast a table function."""
+    A set-returning generate_series in a FROM clause keeps its type: DuckDB cannot cast a table function.
+    length(bytea) counts bytes (DuckDB has no length(BLOB)): octet_length of a `::bytea` argument."""
+    if isinstance(node, exp.Length) and _is_bytea(node.this):
+        octets = exp.Anonymous(this="octet_length", expressions=[node.this])
+        return octets if isinstance(node.parent, exp.Cast) else exp.Cast(this=octets, to=exp.DataType.build("INTEGER"))
     if isinstance(node.parent, exp.Cast):
         return node
     if isinstance(node, exp.Length | exp.ArraySize) or (
@@ -133,17 +148,43 @@ def _int4_results(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
     return node
 
 
+def _int4_series_tables(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
+    """`FROM generate_series(1, 250) AS i` of int4 bounds yields int4 in PostgreSQL: DuckDB's table function gives
+    BIGINT and cannot be cast, so it becomes a subquery that casts its one column, named as PostgreSQL names it (the
+    column alias, else the table alias, else generate_series) under the same table alias."""
+    if not (
+        isinstance(node, exp.Table)
+        and isinstance(node.this, exp.ExplodingGenerateSeries)
+        and _int4_series(node.this)
+        and not node.args.get("ordinality")
+        and not node.args.get("joins")
+    ):
+        return node
+    alias = node.args.get("alias")
+    table = alias.name if isinstance(alias, exp.TableAlias) and alias.name else "generate_series"
+    columns = alias.columns if isinstance(alias, exp.TableAlias) else []
+    if len(columns) > 1:
+        return node
+    column = columns[0].name if columns else table
+    value = exp.Cast(this=exp.column("generate_series"), to=exp.DataType.build("INTEGER"))
+    series = exp.Table(this=exp.GenerateSeries(**node.this.args))
+    select = exp.select(exp.alias_(value, exp.to_identifier(column, quoted=True))).from_(series)
+    return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(table, quoted=True)))
+
+
 _SESSION_INFO_FUNCTIONS: dict[str, Callable[[SessionContext], str]] = {
     "version": lambda ctx: version_string(),
     "current_database": lambda ctx: ctx.database,
     "current_schema": lambda ctx: ctx.schema,
     "current_user": lambda ctx: ctx.user,
     "session_user": lambda ctx: ctx.user,
+    "mz_version": lambda ctx: MZ_VERSION,
 }
 
 
 def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
-    """current_user & co., version(), current_database(), current_schema → literals of this session."""
+    """current_user & co., version(), Materialize's mz_version() / mz_version_num(), current_database(),
+    current_schema → literals of this session."""
     if isinstance(node, exp.CurrentUser | exp.SessionUser):
         return exp.Literal.string(ctx.user)
     if (
@@ -160,6 +201,12 @@ def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
         return exp.Literal.string(ctx.schema)
     if isinstance(node, exp.CurrentVersion):
         return exp.Literal.string(version_string())
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):  # pg_catalog.version()
+        qualifier = node.this.name.lower() if isinstance(node.this, exp.Identifier) else ""
+        called = _session_info(node.expression, ctx) if qualifier in ("pg_catalog", "mz_catalog") else node.expression
+        return called if called is not node.expression else node
+    if isinstance(node, exp.Anonymous) and not node.expressions and node.name.lower() == "mz_version_num":
+        return exp.Literal.number(mz_version_num())
     if isinstance(node, exp.Anonymous) and not node.expressions and node.name.lower() in _SESSION_INFO_FUNCTIONS:
         return exp.Literal.string(_SESSION_INFO_FUNCTIONS[node.name.lower()](ctx))
     return node
@@ -199,6 +246,12 @@ def _is_unconstrained_decimal(datatype: exp.DataType) -> bool:
     return datatype.is_type(exp.DataType.Type.DECIMAL) and not datatype.expressions
 
 
+def _result_select(node: exp.Expression) -> bool:
+    """`node` is a projection of the statement's own (outermost) SELECT."""
+    select = node.parent.parent if isinstance(node.parent, exp.Alias) else node.parent
+    return isinstance(select, exp.Select) and select.parent is None
+
+
 def _is_projection(node: exp.Expression) -> bool:
     parent = node.parent
     return isinstance(parent, exp.Select) or (isinstance(parent, exp.Alias) and isinstance(parent.parent, exp.Select))
@@ -222,15 +275,16 @@ _NUMERIC_TEXT = re.compile(r"\s*(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan
 
 def _exact_numeric_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
     """A projection `'1.50'::numeric` (or 'NaN') → the text itself, typed numeric by the planner: PostgreSQL keeps
-    the literal's digits and NaN, which DuckDB's DECIMAL(18,3) cannot."""
+    the literal's digits and NaN, which DuckDB's DECIMAL(18,3) cannot. So is `1.50::numeric` among the statement's
+    own result columns (DuckDB would print 1.500, or fail past 18 digits)."""
     if (
         isinstance(node, exp.Cast)
         and isinstance(node.this, exp.Literal)
-        and node.this.is_string
         and _is_unconstrained_decimal(node.to)
         and not node.to.is_type(exp.DataType.Type.ARRAY)
         and _NUMERIC_TEXT.fullmatch(node.this.this)
         and _is_projection(node)
+        and (node.this.is_string or _result_select(node))
     ):
         return exp.Literal.string(node.this.this.strip())
     return node
@@ -253,10 +307,13 @@ def _bytea_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression
 
 
 TRANSFORMS: tuple[Transform, ...] = (
+    inner_names,
     _current_database,
     _unqualify_builtins,
     _int4_results,
+    _int4_series_tables,
     _bytea_literals,
+    like_escapes,
     _session_info,
     *introspection.TRANSFORMS,
     _session_functions,

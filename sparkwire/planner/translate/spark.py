@@ -76,8 +76,9 @@ def _annotated(tree: exp.Expr, schema: Schema | None) -> exp.Expr:
     """Types on every node sqlglot can type; columns through `schema` when given."""
     mapping: dict[str, object] | None = {t: dict(cols) for t, cols in schema.items()} if schema else None
     if mapping:
-        # an unknown table leaves its columns untyped; literals are still typed below
-        with contextlib.suppress(sqlglot.errors.SqlglotError):
+        # an unknown table leaves its columns untyped; literals are still typed below. sqlglot asserts on an ORDER BY
+        # position that points into an unexpanded `*` (`SELECT * FROM t ORDER BY 1`): Spark orders by position itself
+        with contextlib.suppress(sqlglot.errors.SqlglotError, AssertionError):
             tree = qualify(
                 tree,
                 schema=mapping,
