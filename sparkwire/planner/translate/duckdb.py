@@ -1,14 +1,13 @@
 """PostgreSQL SQL → DuckDB SQL, as sqlglot parsing plus an ordered tuple of tree transforms.
 
-Contract: `parse(sql)` parses one statement with sqlglot's postgres dialect (syntax errors → 42601 with
-PostgreSQL's wording and a 1-based position). `to_duckdb(tree, ctx, param_types)` returns DuckDB SQL text:
-Unquoted identifiers are folded to lower case, as PostgreSQL does. Then
-every transform in `TRANSFORMS` is a pure function (node, ctx) → node applied over the whole tree, then
-sqlglot's DuckDB generator prints it. Engine settings already give PostgreSQL semantics for integer `/`, NULL
-ordering and division by zero (see engine/duckdb.py), so the transforms here cover what settings cannot:
-session information functions (current_user, version(), current_setting, set_config, pg_sleep, pg_backend_pid,
-…), catalog relations, functions and casts (introspection/rewrite.py), LIKE's default backslash escape
-(like_escape.py) and typed parameters (`$n` becomes `CAST($n AS <type>)` so DuckDB binds values with the
+Contract: `parse(sql)` parses one statement with sqlglot's postgres dialect (syntax errors → 42601 with PostgreSQL's
+wording and a 1-based position) and folds unquoted identifiers to lower case, as PostgreSQL does. `to_duckdb(tree,
+ctx, param_types)` returns DuckDB SQL text: every transform in `TRANSFORMS` is a pure function (node, ctx) → node
+applied over the whole tree, then sqlglot's DuckDB generator prints it. Engine settings already give PostgreSQL
+semantics for integer `/`, NULL ordering and division by zero (see engine/duckdb.py), so the transforms here cover
+what settings cannot: session information functions (current_user, version(), current_setting, set_config, pg_sleep,
+pg_backend_pid, …), catalog relations, functions and casts (introspection/rewrite.py), LIKE's default backslash
+escape (like_escape.py) and typed parameters (`$n` becomes `CAST($n AS <type>)` so DuckDB binds values with the
 inferred PostgreSQL type).
 """
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -103,12 +104,17 @@ def _run_adapter(work: Path, server: SparkwireServer, target: str, target_schema
 
 
 @pytest.fixture(scope="module")
-def runs(server: SparkwireServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+def runs(server: SparkwireServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Per adapter: the schema, the relations' OIDs after each build, and the docs catalog."""
     work = tmp_path_factory.mktemp("dbt")
     schema = unique("dbt")
     _profiles(work, server, schema)
-    return {target: _run_adapter(work, server, target, f"{schema}_{target}") for target in ADAPTERS}
+    try:
+        yield {target: _run_adapter(work, server, target, f"{schema}_{target}") for target in ADAPTERS}
+    finally:  # other tests compare schema lists with PostgreSQL's
+        with psycopg.connect(server.dsn, autocommit=True) as conn:
+            for target in ADAPTERS:
+                conn.execute(f"DROP SCHEMA IF EXISTS {schema}_{target} CASCADE")
 
 
 @pytest.mark.parametrize("target", ADAPTERS)
