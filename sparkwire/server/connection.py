@@ -18,6 +18,11 @@ Contract:
   backpressure) whenever it waits for input or asks for a flush while streaming. Waiting for a new message while
   the session is in a transaction block lasts at most `session.idle_timeout()` (idle_in_transaction_session_timeout):
   then FATAL 25P03 and the connection closes, rolling the transaction back.
+- Notices: those the session queues on the connection's own thread are written by the protocol (before the next
+  result message); one queued from another thread (a running statement's progress) is written at once when the
+  connection thread is inside the protocol (a statement runs, so nothing else writes to the socket then: a lock
+  keeps the two writers apart), else at the protocol's next drain. NoticeResponse is an asynchronous message, so a
+  client takes it between any two messages.
 - Any error of this layer reaches the client as FATAL ErrorResponse and closes only this connection.
   `session.terminate()` always runs once a session exists. `cancel()` and `shutdown()` may be called from any
   thread.
@@ -32,7 +37,7 @@ import ssl
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 
 from sparkwire.api import Notice, NoticeSink, ParameterStatusSink, StartupInfo
@@ -101,6 +106,10 @@ class Connection:
         self._pid = 0
         self._deadline: float | None = None
         self._shutting_down = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._notices: deque[Notice] = deque()
+        self._send_lock = threading.Lock()  # the socket, between this thread and a notice from another one
+        self._advancing = False  # this thread is inside the protocol, not touching the socket
 
     # ---- entry points -------------------------------------------------------------------------------------
 
@@ -220,7 +229,8 @@ class Connection:
             self._sock.sendall(final + be.AUTH_OK)
 
     def _open_session(self, request: StartupRequest) -> QueryProtocol:
-        notices: deque[Notice] = deque()
+        notices = self._notices
+        self._thread = threading.current_thread()
         statuses: deque[tuple[str, str]] = deque()
         self._pid, secret = self._ctx.cancels.register(self)
         info = StartupInfo(
@@ -234,7 +244,7 @@ class Connection:
         def status_sink(name: str, value: str) -> None:
             statuses.append((name, value))
 
-        session = self._ctx.session_factory(info, notices.append, status_sink)
+        session = self._ctx.session_factory(info, self._notice, status_sink)
         self._session = session
         reported = session.reported_parameters()
         statuses.clear()
@@ -254,7 +264,7 @@ class Connection:
         inbox.extend(self._frames)
         self._frames.clear()
         steps = self._steps = protocol.run()
-        for wait in steps:
+        for wait in self._advanced(steps):
             if out:
                 sock.sendall(out)
                 out.clear()
@@ -263,6 +273,37 @@ class Connection:
         if out:
             sock.sendall(out)
             out.clear()
+
+    def _advanced(self, steps: Generator[Wait, None, None]) -> Iterator[Wait]:
+        """`steps`, marking the time spent inside the protocol, when a notice from another thread may be sent."""
+        while True:
+            with self._send_lock:
+                self._advancing = True
+            try:
+                wait = next(steps)
+            except StopIteration:
+                return
+            finally:
+                with self._send_lock:
+                    self._advancing = False
+            yield wait
+
+    def _notice(self, notice: Notice) -> None:
+        """The session's notice sink (any thread)."""
+        self._notices.append(notice)
+        if threading.current_thread() is self._thread:
+            return
+        with self._send_lock:
+            if not self._advancing:
+                return  # the protocol writes it at its next drain
+            data = bytearray()
+            while self._notices:
+                try:
+                    data += be.notice_response(self._notices.popleft())
+                except IndexError:  # the protocol drained it meanwhile
+                    break
+            with contextlib.suppress(OSError):  # a lost client is noticed by the connection thread
+                self._sock.sendall(data)
 
     def _recv_next(self, protocol: QueryProtocol) -> memoryview:
         """The next bytes from the client; idle in a transaction block longer than the session allows, the

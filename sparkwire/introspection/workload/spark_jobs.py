@@ -1,0 +1,264 @@
+"""The live Spark work relations, mz_internal.mz_spark_jobs and mz_internal.mz_spark_stages, fed from the side.
+
+Contract: `SparkJobsFeed(engine, read)` (after `store.install`) owns a DuckDB connection and, once `start()`ed, a
+daemon thread that polls `read(known)` (an `engine.spark_status.SparkStatusReader.read`: Spark's own status store,
+never a Spark job) every `BUSY_SECONDS` while Spark has work open and every `IDLE_SECONDS` otherwise, and writes what
+changed into the two relations: one autocommitted DuckDB transaction per poll that changed something (deletes and
+inserts of the changed rows only), nothing otherwise. It keeps the newest `KEEP_JOBS` jobs (older finished ones and
+their stages leave the relations); when the SparkContext changes (a restart) the relations start afresh, since Spark
+numbers jobs anew. `read` returning None (Spark not started, or Spark Connect, which has no SparkContext in this
+process) leaves the relations as they are. A failure is logged and the next poll tries again; nothing here raises
+into a statement, and the feed holds no lock a statement takes (its own lock guards its bookkeeping against
+`progress`). `close()` stops the thread and closes the connection.
+
+`progress(tag)` is what a statement's jobs have done so far (`Progress`), from the last poll, for the progress
+notices: the jobs whose sparkwire tag is `tag`; None before any of them was seen.
+
+Values: a job's `execution_id` and `job_tag` come from its sparkwire tag `sw-<n>.<execution_id>` (or `sw-<n>`, with
+no execution id); other sparkwire work (materialized view and index refreshes: `sparkwire-internal-<n>`) shows its
+tag and a NULL execution id. A job's input and shuffle figures are the sums over its stages; its pool is its first
+stage's scheduler pool. A stage belongs to the first job that lists it (later jobs list it again as skipped).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from sparkwire.engine.duckdb import DuckDBConnection, DuckDBEngine
+from sparkwire.engine.spark_status import Job, Known, SparkStatus, Stage
+from sparkwire.introspection.tables import column_sqls, table_sql
+from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES, Values, arrow_of, relation
+
+log = logging.getLogger(__name__)
+
+BUSY_SECONDS = 0.25
+IDLE_SECONDS = 0.5
+ERROR_SECONDS = 2.0
+KEEP_JOBS = 1000
+_JOBS_REL = relation(SPARK_JOBS)
+_STAGES_REL = relation(SPARK_STAGES)
+_SPARKWIRE_TAG = re.compile(r"sw-\d+(?:\.(?P<execution>.+))?\Z")
+_INTERNAL_TAG_PREFIX = "sparkwire-"
+
+Read = Callable[[Known], SparkStatus | None]
+StageKey = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A statement's Spark work so far: stages and tasks done of those its jobs have planned (skipped ones left
+    out). Adaptive execution may start more jobs as it goes, so totals can grow."""
+
+    stages_done: int
+    stages_total: int
+    tasks_done: int
+    tasks_total: int
+    running: bool
+
+    @property
+    def percent(self) -> int:
+        return 0 if self.tasks_total <= 0 else min(100, self.tasks_done * 100 // self.tasks_total)
+
+    def message(self) -> str:
+        stage = min(self.stages_done + 1, self.stages_total) if self.stages_total else 0
+        return (
+            f"progress: {self.percent}% (stage {stage} of {self.stages_total}, "
+            f"{self.tasks_done}/{self.tasks_total} tasks)"
+        )
+
+
+def tag_of(job: Job) -> tuple[str | None, str | None]:
+    """(job_tag, execution_id) of a job: its sparkwire tag and the statement it names."""
+    for tag in job.tags:
+        match = _SPARKWIRE_TAG.match(tag)
+        if match:
+            return tag, match.group("execution")
+    internal = next((tag for tag in job.tags if tag.startswith(_INTERNAL_TAG_PREFIX)), None)
+    return internal, None
+
+
+def _time(ms: int | None) -> datetime.datetime | None:
+    return None if ms is None else datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC)
+
+
+class SparkJobsFeed:
+    def __init__(self, engine: DuckDBEngine, read: Read, *, keep_jobs: int = KEEP_JOBS) -> None:
+        self._con: DuckDBConnection = engine.connect()
+        self._read = read
+        self._keep = keep_jobs
+        self._lock = threading.Lock()  # the bookkeeping below, between the poller and `progress`
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._app: str | None = None
+        self._jobs: dict[int, Job] = {}
+        self._stages: dict[StageKey, Stage] = {}
+        self._settled: set[int] = set()
+        self._written_jobs: dict[int, Values] = {}
+        self._written_stages: dict[StageKey, Values] = {}
+        self._last_error: str | None = None
+
+    # ---- the thread ---------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="spark-jobs-feed", daemon=True)
+            self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self._con.close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self.poll()
+                self._last_error = None
+                wait = BUSY_SECONDS if busy else IDLE_SECONDS
+            except Exception as exc:  # logged, never raised: the next poll tries again
+                message = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+                if message != self._last_error:
+                    log.warning("reading Spark's job status failed: %s", message[:300])
+                    log.debug("reading Spark's job status failed", exc_info=True)
+                self._last_error = message
+                wait = ERROR_SECONDS
+            self._stop.wait(wait)
+
+    # ---- one poll -----------------------------------------------------------------------------------------
+
+    def _known(self) -> Known:
+        with self._lock:
+            return Known(
+                newest_job=max(self._jobs, default=-1),
+                open_jobs=frozenset(j.job_id for j in self._jobs.values() if j.status == "running"),
+                open_stages=frozenset(k[0] for k, s in self._stages.items() if s.status in ("active", "pending")),
+                settled_jobs=frozenset(self._settled),
+            )
+
+    def poll(self) -> bool:
+        """Read Spark's status once and write what changed; True while Spark has work open."""
+        status = self._read(self._known())
+        if status is None:
+            return False
+        with self._lock:
+            if status.app_id != self._app:
+                self._app = status.app_id
+                self._jobs.clear()
+                self._stages.clear()
+                self._settled.clear()
+            self._jobs.update((job.job_id, job) for job in status.jobs)
+            self._stages.update(((s.stage_id, s.attempt_id), s) for s in status.stages)
+            self._settled.update(job.job_id for job in status.jobs if job.status != "running")
+            self._forget_old_jobs()
+            job_rows, stage_rows = self._rows()
+            busy = any(job.status == "running" for job in self._jobs.values())
+        self._write(job_rows, stage_rows)
+        return busy
+
+    def _forget_old_jobs(self) -> None:
+        if len(self._jobs) <= self._keep:
+            return
+        ended = sorted(job_id for job_id, job in self._jobs.items() if job.status != "running")
+        for job_id in ended[: len(self._jobs) - self._keep]:
+            del self._jobs[job_id]
+            self._settled.discard(job_id)
+        owners = self._stage_owners()
+        for key in [key for key in self._stages if key[0] not in owners]:
+            del self._stages[key]
+
+    def _stage_owners(self) -> dict[int, int]:
+        owners: dict[int, int] = {}
+        for job_id in sorted(self._jobs, reverse=True):
+            for stage_id in self._jobs[job_id].stage_ids:
+                owners[stage_id] = job_id
+        return owners
+
+    def _rows(self) -> tuple[dict[int, Values], dict[StageKey, Values]]:
+        owners = self._stage_owners()
+        attempts: dict[int, list[Stage]] = {}
+        for (stage_id, _), stage in sorted(self._stages.items()):
+            attempts.setdefault(stage_id, []).append(stage)
+        stage_rows: dict[StageKey, Values] = {}
+        for key, stage in self._stages.items():
+            job = self._jobs.get(owners.get(key[0], -1))
+            execution = tag_of(job)[1] if job is not None else None
+            stage_rows[key] = (
+                stage.stage_id, stage.attempt_id, None if job is None else job.job_id, execution, stage.status,
+                stage.pool, stage.name, stage.num_tasks, stage.num_active_tasks, stage.num_completed_tasks,
+                stage.num_failed_tasks, stage.num_killed_tasks, stage.input_records, stage.input_bytes,
+                stage.output_records, stage.output_bytes, stage.shuffle_read_records, stage.shuffle_read_bytes,
+                stage.shuffle_write_records, stage.shuffle_write_bytes, _time(stage.submitted_at),
+                _time(stage.first_task_at), _time(stage.completed_at),
+            )  # fmt: skip
+        job_rows: dict[int, Values] = {}
+        for job in self._jobs.values():
+            tag, execution = tag_of(job)
+            stages = [s for stage_id in job.stage_ids if owners.get(stage_id) == job.job_id
+                      for s in attempts.get(stage_id, ())]  # fmt: skip
+            pool = next((s.pool for stage_id in sorted(job.stage_ids) for s in attempts.get(stage_id, ())), None)
+            job_rows[job.job_id] = (
+                job.job_id, execution, tag, job.status, pool, len(job.stage_ids), job.num_active_stages,
+                job.num_completed_stages, job.num_skipped_stages, job.num_failed_stages, job.num_tasks,
+                job.num_active_tasks, job.num_completed_tasks, job.num_skipped_tasks, job.num_failed_tasks,
+                job.num_killed_tasks, sum(s.input_records for s in stages), sum(s.input_bytes for s in stages),
+                sum(s.shuffle_read_bytes for s in stages), sum(s.shuffle_write_bytes for s in stages),
+                _time(job.submitted_at), _time(job.completed_at), job.description,
+            )  # fmt: skip
+        return job_rows, stage_rows
+
+    def _write(self, job_rows: dict[int, Values], stage_rows: dict[StageKey, Values]) -> None:
+        stale_jobs = [k for k, row in self._written_jobs.items() if job_rows.get(k) != row]
+        new_jobs = [row for k, row in job_rows.items() if self._written_jobs.get(k) != row]
+        stale_stages = [k for k, row in self._written_stages.items() if stage_rows.get(k) != row]
+        new_stages = [row for k, row in stage_rows.items() if self._written_stages.get(k) != row]
+        if not (stale_jobs or new_jobs or stale_stages or new_stages):
+            return
+        con = self._con
+        con.begin()
+        try:
+            if stale_jobs:
+                con.command(f"DELETE FROM {table_sql(_JOBS_REL)} WHERE list_contains(?, job_id)", (stale_jobs,))
+            if stale_stages:
+                keys = pa.table({"s": [k[0] for k in stale_stages], "a": [k[1] for k in stale_stages]})
+                con.register_arrow("sw_stale_stages", keys)
+                try:
+                    con.command(
+                        f"DELETE FROM {table_sql(_STAGES_REL)} t USING sw_stale_stages k "
+                        "WHERE t.stage_id = k.s AND t.attempt_id = k.a"
+                    )
+                finally:
+                    con.unregister("sw_stale_stages")
+            if new_jobs:
+                con.insert_arrow(table_sql(_JOBS_REL), column_sqls(_JOBS_REL), arrow_of(_JOBS_REL, new_jobs))
+            if new_stages:
+                rows = arrow_of(_STAGES_REL, new_stages)
+                con.insert_arrow(table_sql(_STAGES_REL), column_sqls(_STAGES_REL), rows)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+        self._written_jobs = job_rows
+        self._written_stages = stage_rows
+
+    # ---- progress -----------------------------------------------------------------------------------------
+
+    def progress(self, tag: str) -> Progress | None:
+        with self._lock:
+            jobs = [job for job in self._jobs.values() if tag in job.tags]
+        if not jobs:
+            return None
+        return Progress(
+            stages_done=sum(j.num_completed_stages for j in jobs),
+            stages_total=sum(len(j.stage_ids) - j.num_skipped_stages for j in jobs),
+            tasks_done=sum(j.num_completed_tasks for j in jobs),
+            tasks_total=sum(j.num_tasks - j.num_skipped_tasks for j in jobs),
+            running=any(j.status == "running" for j in jobs),
+        )

@@ -1,0 +1,155 @@
+"""Live Spark work (issue 14): mz_internal.mz_spark_jobs / mz_spark_stages show a running statement's jobs and their
+end, fed from Spark's status store by a side thread; `SET progress_notices = on` sends progress NOTICEs while the
+statement runs; only superusers and mz_monitor read the relations. Everything through psycopg against a real server;
+waits poll with a deadline instead of sleeping."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+
+import psycopg
+import pytest
+
+from sparkwire.engine.spark_status import Job
+from sparkwire.introspection.workload.spark_jobs import tag_of
+
+Conn = psycopg.Connection[tuple[object, ...]]
+Row = tuple[object, ...]
+PROGRESS = re.compile(r"progress: \d{1,3}% \(stage \d+ of \d+, \d+/\d+ tasks\)\Z")
+
+
+def poll(conn: Conn, sql: str, params: Sequence[object], until: Callable[[list[Row]], bool]) -> list[Row]:
+    deadline = time.monotonic() + 30
+    while True:
+        rows = list(conn.execute(sql, params).fetchall())
+        if until(rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def table(sw: Conn) -> Iterator[str]:
+    name = "sj_" + uuid.uuid4().hex[:8]
+    sw.execute(f"CREATE TABLE {name} (a int)")
+    sw.execute(f"INSERT INTO {name} SELECT x FROM generate_series(1, 600) AS g(x)")
+    yield name
+    sw.execute(f"DROP TABLE {name}")
+
+
+def _newest_job(sw: Conn) -> int:
+    row = sw.execute("SELECT coalesce(max(job_id), -1) FROM mz_internal.mz_spark_jobs").fetchone()
+    assert row is not None and isinstance(row[0], int)
+    return row[0]
+
+
+def test_a_running_statement_shows_its_jobs_stages_and_progress(sw: Conn, table: str) -> None:
+    # a few seconds of Spark work: a triple cross join (600^3 pairs) aggregated through a shuffle
+    query = (
+        f"SELECT x.a % 10 AS k, count(*) FROM {table} x, {table} y, {table} z "
+        "WHERE (x.a * y.a + z.a) % 13 = 5 GROUP BY 1 ORDER BY 1"
+    )
+    sw.execute(f"SELECT count(*) FROM {table}").fetchall()  # Spark is up before the baseline is taken
+    before = poll(sw, "SELECT coalesce(max(job_id), -1) FROM mz_internal.mz_spark_jobs", (), bool)[0][0]
+    assert isinstance(before, int)
+    notices: list[tuple[float, str]] = []
+    finished: list[float] = []
+    with psycopg.connect(sw.info.dsn, autocommit=True) as runner:
+        runner.execute("SET progress_notices = on")
+        runner.add_notice_handler(lambda d: notices.append((time.monotonic(), d.message_primary or "")))
+
+        def run() -> None:
+            assert len(runner.execute(query).fetchall()) == 10
+            finished.append(time.monotonic())
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        running: list[Row] = []
+        while thread.is_alive() and not running:
+            running = list(
+                sw.execute(
+                    "SELECT job_id, job_tag, execution_id FROM mz_internal.mz_spark_jobs "
+                    "WHERE job_id > %s AND status = 'running' AND job_tag LIKE 'sw-%%'",
+                    (before,),
+                ).fetchall()
+            )
+            time.sleep(0.05)
+        thread.join()
+    assert finished, "the query failed"
+    assert running, "no running job was seen while the statement ran"
+
+    jobs = poll(
+        sw,
+        "SELECT job_id, job_tag, execution_id, status, num_tasks, num_completed_tasks, num_skipped_tasks, pool, "
+        "started_at, finished_at FROM mz_internal.mz_spark_jobs WHERE job_id > %s ORDER BY job_id",
+        (before,),
+        lambda rows: bool(rows) and all(r[3] == "succeeded" for r in rows),
+    )
+    assert jobs and all(r[3] == "succeeded" for r in jobs), jobs
+    for job_id, tag, execution_id, _, tasks, completed, skipped, pool, started, ended in jobs:
+        assert isinstance(tag, str) and re.fullmatch(r"sw-\d+(\.\S+)?", tag), tag
+        assert execution_id == (tag.split(".", 1)[1] if "." in tag else None)
+        assert completed == tasks - skipped  # type: ignore[operator]
+        assert isinstance(pool, str) and started is not None and ended is not None and started <= ended  # type: ignore[operator]
+    assert len({r[1] for r in jobs}) == 1, "one statement, one tag"
+
+    stages = sw.execute(
+        "SELECT s.job_id, s.status, s.num_tasks, s.num_completed_tasks, s.shuffle_write_bytes, s.execution_id "
+        "FROM mz_internal.mz_spark_stages s WHERE s.job_id > %s",
+        (before,),
+    ).fetchall()
+    assert stages and {r[1] for r in stages} <= {"complete", "skipped"}
+    assert any(r[1] == "complete" and r[3] == r[2] for r in stages)
+    assert any(isinstance(r[4], int) and r[4] > 0 for r in stages), "the GROUP BY shuffles"
+    assert {r[5] for r in stages} == {jobs[0][2]}
+
+    progress = [(at, m) for at, m in notices if m.startswith("progress:")]
+    assert progress, notices
+    assert all(PROGRESS.match(m) for _, m in progress), progress
+    assert progress[0][0] <= finished[0], "the first progress notice arrives while the statement runs"
+
+
+def test_progress_notices_is_a_session_variable(sw: Conn) -> None:
+    assert sw.execute("SHOW progress_notices").fetchall() == [("off",)]
+    sw.execute("SET progress_notices = true")
+    assert sw.execute("SHOW progress_notices").fetchall() == [("on",)]
+    with pytest.raises(psycopg.errors.InvalidParameterValue):
+        sw.execute("SET progress_notices = 'sometimes'")
+    sw.execute("RESET progress_notices")
+    assert sw.execute("SELECT current_setting('progress_notices')").fetchall() == [("off",)]
+
+
+@pytest.fixture
+def role(sw: Conn) -> Iterator[str]:
+    name = "sj_role_" + uuid.uuid4().hex[:8]
+    sw.execute(f"CREATE ROLE {name} LOGIN")
+    yield name
+    sw.execute(f"DROP ROLE {name}")
+
+
+def test_only_superusers_and_mz_monitor_read_spark_work(sw: Conn, role: str) -> None:
+    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    with psycopg.connect(dsn, autocommit=True) as plain:
+        for relation in ("mz_spark_jobs", "mz_spark_stages"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege) as denied:
+                plain.execute(f"SELECT * FROM mz_internal.{relation}")
+            assert denied.value.sqlstate == "42501"
+    sw.execute(f"GRANT mz_monitor TO {role}")
+    with psycopg.connect(dsn, autocommit=True) as monitor:
+        assert monitor.execute("SELECT count(*) >= 0 FROM mz_internal.mz_spark_stages").fetchall() == [(True,)]
+        assert _newest_job(monitor) >= -1
+
+
+def _job(*tags: str) -> Job:
+    return Job(0, "running", tags, None, (), 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, None, None)
+
+
+def test_a_jobs_statement_comes_from_its_sparkwire_tag() -> None:
+    spark_session = "spark-session-1b2c-execution-root-id-0"
+    assert tag_of(_job(spark_session, "sw-12.5f0c")) == ("sw-12.5f0c", "5f0c")
+    assert tag_of(_job("sw-3")) == ("sw-3", None)
+    assert tag_of(_job("sparkwire-internal-4", spark_session)) == ("sparkwire-internal-4", None)
+    assert tag_of(_job(spark_session)) == (None, None)
