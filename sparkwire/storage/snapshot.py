@@ -2,10 +2,11 @@
 
 Contract: a snapshot wraps an immutable `StorageState` and a timestamp `ts`; it never changes and never blocks a
 writer. `files(id)` lists the visible data files with their deleted positions (for an engine that reads Parquet
-itself: see `spark_reader`); `read_arrow(id)` reads them with pyarrow, optionally
-with the `ROW_ID_COLUMN` (see `files`) a `WriteTxn.delete_where` accepts. Files stay on disk as long as the table exists
-and the compaction frontier (`Storage.compact(since=…)`) is not advanced past `ts`; reading after that raises
-ObjectNotInPrerequisiteState (55000).
+itself: see `spark_reader`); `write_times(id, after)` the commit timestamps that changed them (for freshness);
+`read_arrow(id)` reads them with pyarrow, optionally with the `ROW_ID_COLUMN` (see `files`) a
+`WriteTxn.delete_where` accepts. Files stay on disk as long as the table exists and the compaction frontier
+(`Storage.compact(since=…)`) is not advanced past `ts`; reading after that raises ObjectNotInPrerequisiteState
+(55000).
 """
 
 from __future__ import annotations
@@ -48,6 +49,17 @@ class Snapshot:
             for record in sorted(table.files.values(), key=lambda record: record.file_no)
             if record.visible_at(self.ts)
         ]
+
+    def write_times(self, table_id: str, after: int = -1) -> list[int]:
+        """The commit timestamps in (`after`, `ts`] that changed the table's visible contents (files added or
+        removed, rows deleted), ascending, as far as the files still on disk record them."""
+        times: set[int] = set()
+        for record in self._table(table_id).files.values():
+            times.add(record.added_ts)
+            if record.removed_ts is not None:
+                times.add(record.removed_ts)
+            times.update(version.ts for version in record.deletes)
+        return sorted(t for t in times if after < t <= self.ts)
 
     def row_count(self, table_id: str) -> int:
         return sum(data_file.live_rows for data_file in self.files(table_id))

@@ -89,7 +89,7 @@ def test_a_running_statement_shows_its_jobs_stages_and_progress(sw: Conn, table:
         lambda rows: bool(rows) and all(r[3] == "succeeded" for r in rows),
     )
     assert jobs and all(r[3] == "succeeded" for r in jobs), jobs
-    for job_id, tag, execution_id, _, tasks, completed, skipped, pool, started, ended in jobs:
+    for _, tag, execution_id, _, tasks, completed, skipped, pool, started, ended in jobs:
         assert isinstance(tag, str) and re.fullmatch(r"sw-\d+(\.\S+)?", tag), tag
         assert execution_id == (tag.split(".", 1)[1] if "." in tag else None)
         assert completed == tasks - skipped  # type: ignore[operator]

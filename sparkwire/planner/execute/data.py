@@ -13,14 +13,16 @@ Contract (one per process, made by `PlannerService`; every method may be called 
 - `spark_ready(notify)`: waits for Spark (starting it if it was configured to start on demand), telling the
   session's client once with a NOTICE that it waits.
 - `executor` (Spark queries at a snapshot, planner/execute/spark_exec.py), `resident` (materialized view contents and
-  indexes held in memory, planner/execute/resident.py) and `notices` (optimizer notices,
+  indexes held in memory, planner/execute/resident.py; each computation of resident contents is told to `refreshes`,
+  the freshness relations' source, introspection/workload/freshness.py) and `notices` (optimizer notices,
   planner/statements/notice_service.py: one per process, so that ALTER NOTICE finds a SELECT notice any session was
-  sent).
+  sent). `spark_jobs` is the live Spark work feed when the service started one (progress notices read it).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 import pyarrow as pa
@@ -32,8 +34,10 @@ from sparkwire.catalog.objects import Item, ObjectRef
 from sparkwire.catalog.ops import Op
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
+from sparkwire.introspection.workload.freshness import RefreshLog
+from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed
 from sparkwire.planner.bind.resolve import Names
-from sparkwire.planner.execute.resident import ResidentRelations
+from sparkwire.planner.execute.resident import ResidentRelations, relation_version
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
 from sparkwire.planner.execute.writes import storage_schema
@@ -58,6 +62,8 @@ class DataPlane:
         self.resident = ResidentRelations(self._compute)
         self.notices = NoticeService()
         self.notices.start(catalog.state)
+        self.refreshes = RefreshLog()  # freshness: every computation of resident contents (`_compute`)
+        self.spark_jobs: SparkJobsFeed | None = None  # live Spark work, set by the service (progress notices)
 
     @property
     def state(self) -> CatalogState:
@@ -136,6 +142,13 @@ class DataPlane:
         return self.resident.contents(item, self.state, read.snapshot)
 
     def _compute(self, item: Item, state: CatalogState, snapshot: Snapshot) -> pa.Table:
+        started = time.monotonic()
+        table = self._contents(item, state, snapshot)
+        version = relation_version(item, state, snapshot)
+        self.refreshes.refreshed(item.id, snapshot.ts, version, time.monotonic() - started)
+        return table
+
+    def _contents(self, item: Item, state: CatalogState, snapshot: Snapshot) -> pa.Table:
         if item.kind == "table":
             return snapshot.read_arrow(item.id)
         schema = state.schemas[item.schema_id]
