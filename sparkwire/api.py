@@ -235,3 +235,11 @@ class SessionFactory(Protocol):
     def __call__(
         self, startup: StartupInfo, notices: NoticeSink, parameter_status: ParameterStatusSink
     ) -> Session: ...
+
+
+class BackendSignals(Protocol):
+    """What the server offers the sessions for pg_cancel_backend / pg_terminate_backend: `signal(pid, terminate)`
+    cancels the running statement of backend `pid`, or (terminate) ends its connection with FATAL 57P01 as
+    PostgreSQL does; False when no such backend is connected. Privileges are the session's business."""
+
+    def signal(self, pid: int, terminate: bool) -> bool: ...

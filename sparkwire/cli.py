@@ -81,6 +81,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # passwords of roles made with CREATE ROLE … PASSWORD live in the catalog; the superuser's comes from the env
         store = None if bootstrap is None else CatalogPasswords(lambda: service.data.state, bootstrap)
         ctx = ServerContext(service.new_session, make_auth_method(args.auth, store), tls)
+        service.backends = ctx.cancels  # pg_cancel_backend / pg_terminate_backend reach the connections
         listener = Listener(ctx, args.host, args.port)
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:

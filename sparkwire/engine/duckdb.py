@@ -32,7 +32,6 @@ from sparkwire.engine.duckdb_errors import map_duckdb_error
 BATCH_ROWS = 4096
 
 _CONFIG: dict[str, str | int | float | list[str]] = {
-    "enable_external_access": "false",
     "integer_division": "true",
     "default_null_order": "nulls_last_on_asc_first_on_desc",
     "autoinstall_known_extensions": "false",
@@ -40,13 +39,23 @@ _CONFIG: dict[str, str | int | float | list[str]] = {
 }
 
 
+def _no_write() -> None:
+    pass
+
+
 class DuckDBEngine:
-    def __init__(self, path: Path | None) -> None:
-        """A database in the file at `path`, or in memory when `path` is None."""
+    def __init__(self, path: Path | None, own_files: Path | None = None) -> None:
+        """A database in the file at `path`, or in memory when `path` is None. File access is off, except for
+        the directory `own_files` (the server's own databases there, such as the statement history, which it
+        ATTACHes); SQL from clients never names files (the planner's allowlist)."""
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = duckdb.connect(":memory:" if path is None else str(path), config=_CONFIG)
+            if own_files is not None:
+                own_files.mkdir(parents=True, exist_ok=True)
+                self._db.execute("SET allowed_directories = ?", [[str(own_files.resolve()) + "/"]])
+            self._db.execute("SET enable_external_access = false")  # after allowed_directories: then it is fixed
             self._db.execute("CREATE SCHEMA IF NOT EXISTS public")
         except duckdb.Error as exc:
             raise map_duckdb_error(exc) from None
@@ -76,22 +85,28 @@ class DuckDBEngine:
         returns: str,
         *,
         null_handling: bool = False,
+        vectorized: bool = False,
     ) -> None:
-        """A Python scalar function for every connection; `null_handling`: also called with NULL arguments."""
+        """A Python scalar function for every connection; `null_handling`: also called with NULL arguments;
+        `vectorized`: called once per chunk with Arrow arrays, returning one (`returns` may be a STRUCT(...))."""
+        return_type = duckdb.sqltype(returns) if returns.upper().startswith("STRUCT") else returns
         self._db.create_function(  # type: ignore[call-overload]
             name,
             fn,
             params,
-            returns,
+            return_type,
+            type="arrow" if vectorized else "native",
             side_effects=True,
             null_handling="special" if null_handling else "default",
         )
 
-    def connect(self) -> DuckDBConnection:
+    def connect(self, *, counts_writes: bool = True) -> DuckDBConnection:
+        """A connection of its own. `counts_writes=False`: its writes do not move `write_generation` (the workload
+        relations' writers: their relations are never cached, so their writes need not invalidate anything)."""
         with self._lock:
             cursor = self._db.cursor()
         cursor.execute("SET schema = 'public'")
-        return DuckDBConnection(cursor, self.wrote)
+        return DuckDBConnection(cursor, self.wrote if counts_writes else _no_write)
 
     def close(self) -> None:
         self._db.close()

@@ -24,6 +24,20 @@ from sparkwire.introspection.tables import arrow_rows, column_sqls, quoted, tabl
 RelationRows = dict[str, frozenset[Row]]  # table_sql → rows
 
 
+def _first_column(row: Row) -> tuple[int, int | float, str]:
+    first = row[0] if row else None
+    if isinstance(first, int | float):
+        return 0, first, ""
+    return 1, 0, str(first)
+
+
+def _ordered(rows: frozenset[Row]) -> list[Row]:
+    """Rows in a stable order (by their first column: an OID, an id): a set's order changes with the process's
+    string hashing, and clients that read a relation without ORDER BY see insertion order, as in PostgreSQL, where
+    that is the order objects were created in."""
+    return sorted(rows, key=_first_column)
+
+
 def _render(state: CatalogState) -> RelationRows:
     return {table_sql(rel): frozenset(rel.rows(state)) for rel in STATE_RELATIONS}
 
@@ -66,7 +80,7 @@ class StoreListener:
 
     def _insert(self, rel: BuiltinRelation, table: str, rows: frozenset[Row]) -> None:
         if rows:
-            self._con.insert_arrow(table, column_sqls(rel), arrow_rows(rel, rows))
+            self._con.insert_arrow(table, column_sqls(rel), arrow_rows(rel, _ordered(rows)))
 
     def prepare(self, change: CatalogChange) -> None:
         rows = _render(change.new)
@@ -84,7 +98,7 @@ class StoreListener:
                     if not changed:
                         continue
                     view = f"sw_listener_{len(views)}"
-                    self._con.register_arrow(view, arrow_rows(rel, changed))
+                    self._con.register_arrow(view, arrow_rows(rel, _ordered(changed)))
                     views.append(view)
                     statements.append(_delete_sql(rel, table, view) if removed else _insert_sql(rel, table, view))
             if statements:  # one engine call for the whole change: DDL stays fast with many objects

@@ -8,10 +8,12 @@ from sparkwire.catalog.relations.comments import COMMENT_RELATIONS
 from sparkwire.catalog.relations.info import INFO_RELATIONS
 from sparkwire.catalog.relations.info_routines import ROUTINE_RELATIONS
 from sparkwire.catalog.relations.mz import MZ_RELATIONS
+from sparkwire.catalog.relations.mz_history import HISTORY_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.catalog.relations.pg_depend import PG_DEPEND_RELATIONS
 from sparkwire.catalog.relations.pg_items import PG_ITEM_RELATIONS
 from sparkwire.catalog.relations.relation import BuiltinRelation
+from sparkwire.introspection.workload.relations import WORKLOAD_RELATIONS
 from sparkwire.notices.relations import NOTICE_RELATIONS
 
 RELATIONS: tuple[BuiltinRelation, ...] = (
@@ -23,5 +25,7 @@ RELATIONS: tuple[BuiltinRelation, ...] = (
     *ROUTINE_RELATIONS,
     *MZ_RELATIONS,
     *NOTICE_RELATIONS,
+    *WORKLOAD_RELATIONS,
+    *HISTORY_RELATIONS,
 )
 STATE_RELATIONS: tuple[BuiltinRelation, ...] = tuple(rel for rel in RELATIONS if rel.from_state)

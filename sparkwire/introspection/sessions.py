@@ -1,12 +1,21 @@
 """The session relations: mz_internal.mz_sessions and pg_catalog.pg_stat_activity, one row per connected session.
 
 Contract: `SessionTable(engine)` (after `store.install`) holds a connection of its own; `started(info)` inserts the
-session's row into both relations and `ended(connection_id)` deletes it; both are safe from any thread (a lock
-serializes them) and each is one autocommitted statement per relation, so readers see a session from the moment
-`started` returns. Values follow Materialize (mz_sessions: a random uuid `id`, `connection_id` = the backend pid
-clients see, `role_id`, `client_ip`, `connected_at`) and PostgreSQL (pg_stat_activity: a `client backend` in state
-`idle` whose query columns are NULL — sparkwire does not track statements there). The planner's service calls
+session's row and `ended(connection_id)` deletes it; both are safe from any thread (a lock serializes them) and
+each is one autocommitted statement per table, so readers see a session from the moment `started` returns. Values
+follow Materialize (mz_sessions: a random uuid `id`, `connection_id` = the backend pid clients see, `role_id`,
+`client_ip`, `connected_at`) and PostgreSQL (pg_stat_activity: a `client backend`). The planner's service calls
 `started` when it creates a session and `ended` when the session closes.
+
+Live state: `started` returns the session's `LiveActivity`, which the session updates in memory as statements
+begin and end: state (`active` / `idle` / `idle in transaction` / `idle in transaction (aborted)`), query (the
+running or last statement, cut at `QUERY_TEXT_BYTES` as PostgreSQL's track_activity_query_size), query_start,
+state_change, xact_start, wait_event_type / wait_event (while the statement waits on Spark). Those updates are a
+few attribute writes; nothing is written to the store for them. Instead pg_stat_activity is a view: the static
+columns come from a table (`STATIC_TABLE`), the live ones from the vectorized UDF `LIVE_FUNCTION(pid)`, which reads
+the `LiveActivity` objects when a query runs — so every reader sees every session as it is at that moment (its own
+statement as `active`), and the statements being observed pay nothing. `pids()` maps live backend pids to their
+role ids (pg_cancel_backend's privilege check).
 """
 
 from __future__ import annotations
@@ -16,17 +25,41 @@ import threading
 import uuid
 from dataclasses import dataclass, field
 
+import pyarrow as pa
+
 from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.engine.duckdb import DuckDBEngine
-from sparkwire.introspection.tables import table_sql
+from sparkwire.introspection.tables import STORE_CATALOG, engine_name, engine_type, quoted, table_sql
 
+QUERY_TEXT_BYTES = 1024
+LIVE_FUNCTION = "sw_session_live"
+_PG_STAT_ACTIVITY_REL = next(rel for rel in BUILTIN_RELATIONS if rel.name == "pg_stat_activity")
 _MZ_SESSIONS = table_sql(next(rel for rel in MZ_RELATIONS if rel.name == "mz_sessions"))
-_PG_STAT_ACTIVITY = table_sql(next(rel for rel in BUILTIN_RELATIONS if rel.name == "pg_stat_activity"))
+_PG_STAT_ACTIVITY = table_sql(_PG_STAT_ACTIVITY_REL)
+STATIC_TABLE = f"{STORE_CATALOG}.{quoted(engine_name('pg_catalog'))}.sw_stat_activity_static"
+_LIVE_COLUMNS = ("xact_start", "query_start", "state_change", "wait_event_type", "wait_event", "state", "query")
+_LIVE_TYPE = pa.struct(
+    [
+        ("xact_start", pa.timestamp("us", tz="UTC")),
+        ("query_start", pa.timestamp("us", tz="UTC")),
+        ("state_change", pa.timestamp("us", tz="UTC")),
+        ("wait_event_type", pa.string()),
+        ("wait_event", pa.string()),
+        ("state", pa.string()),
+        ("query", pa.string()),
+    ]
+)
 
 
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
+
+
+def _query_text(sql: str) -> str:
+    if len(sql) * 4 <= QUERY_TEXT_BYTES:
+        return sql
+    return sql.encode()[:QUERY_TEXT_BYTES].decode(errors="ignore")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,21 +77,101 @@ class SessionInfo:
     id: uuid.UUID = field(default_factory=uuid.uuid4)
 
 
+@dataclass(slots=True)
+class LiveActivity:
+    """One session's pg_stat_activity state, written by the session's thread, read by `LIVE_FUNCTION`."""
+
+    pid: int
+    role_id: str
+    state: str = "idle"
+    query: str | None = None
+    query_start: datetime.datetime | None = None
+    state_change: datetime.datetime = field(default_factory=_now)
+    xact_start: datetime.datetime | None = None
+    wait_event_type: str | None = None
+    wait_event: str | None = None
+
+    def began(self, sql: str) -> None:
+        at = _now()
+        self.query, self.query_start = _query_text(sql), at
+        if self.xact_start is None:
+            self.xact_start = at
+        self.wait_event_type = self.wait_event = None
+        self.state, self.state_change = "active", at
+
+    def finished(self, state: str) -> None:
+        if state == "idle":
+            self.xact_start = None
+        self.wait_event_type = self.wait_event = None
+        self.state, self.state_change = state, _now()
+
+    def waiting(self, event_type: str | None, event: str | None) -> None:
+        self.wait_event_type, self.wait_event = event_type, event
+
+    def values(self) -> dict[str, object]:
+        return {
+            "xact_start": self.xact_start,
+            "query_start": self.query_start,
+            "state_change": self.state_change,
+            "wait_event_type": self.wait_event_type,
+            "wait_event": self.wait_event,
+            "state": self.state,
+            "query": self.query,
+        }
+
+
+def _view_sql() -> str:
+    """pg_stat_activity in PostgreSQL's column order: static columns from the table, live ones from the UDF."""
+    columns = [
+        f"live.{quoted(name)}" if name in _LIVE_COLUMNS else f"s.{quoted(name)}"
+        for name, _ in _PG_STAT_ACTIVITY_REL.columns
+    ]
+    return (
+        f"SELECT {', '.join(columns)} FROM (SELECT *, {LIVE_FUNCTION}(pid) AS live FROM {STATIC_TABLE}) AS s"
+    )
+
+
 class SessionTable:
     def __init__(self, engine: DuckDBEngine) -> None:
-        self._con = engine.connect()
+        self._con = engine.connect(counts_writes=False)  # live relations are never cached
         self._lock = threading.Lock()
+        self._live: dict[int, LiveActivity] = {}
+        static = ", ".join(
+            f"{quoted(name)} {engine_type(pg_type)}"
+            for name, pg_type in _PG_STAT_ACTIVITY_REL.columns
+            if name not in _LIVE_COLUMNS
+        )
+        live_type = ", ".join(
+            f"{quoted(name)} {engine_type(pg_type)}"
+            for name in _LIVE_COLUMNS
+            for column, pg_type in _PG_STAT_ACTIVITY_REL.columns
+            if column == name
+        )
+        engine.register_function(LIVE_FUNCTION, self._live_values, ["INTEGER"], f"STRUCT({live_type})", vectorized=True)
+        self._con.command(f"CREATE TABLE {STATIC_TABLE} ({static})")
+        self._con.command(f"DROP TABLE IF EXISTS {_PG_STAT_ACTIVITY}")  # the store's empty table: a view instead
+        self._con.command(f"CREATE VIEW {_PG_STAT_ACTIVITY} AS {_view_sql()}")
 
-    def started(self, info: SessionInfo) -> None:
+    def _live_values(self, pids: pa.Array) -> pa.Array:
+        live = self._live
+        rows = [(found.values() if (found := live.get(pid)) is not None else None) for pid in pids.to_pylist()]
+        return pa.array(rows, _LIVE_TYPE)
+
+    def pids(self) -> dict[int, str]:
+        return {pid: live.role_id for pid, live in list(self._live.items())}
+
+    def started(self, info: SessionInfo) -> LiveActivity:
+        live = LiveActivity(info.connection_id, info.role_id, state_change=info.connected_at)
         with self._lock:
+            self._live[info.connection_id] = live
             self._con.command(
                 f"INSERT INTO {_MZ_SESSIONS} VALUES (?, ?, ?, ?, ?)",
                 (str(info.id), info.connection_id, info.role_id, info.client_ip, info.connected_at),
             )
             self._con.command(
-                f"INSERT INTO {_PG_STAT_ACTIVITY} (datid, datname, pid, usesysid, usename, application_name, "
-                "client_addr, client_port, backend_start, state_change, state, backend_type) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'idle', 'client backend')",
+                f"INSERT INTO {STATIC_TABLE} (datid, datname, pid, usesysid, usename, application_name, "
+                "client_addr, client_port, backend_start, backend_type) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'client backend')",
                 (
                     info.database_oid,
                     info.database,
@@ -69,14 +182,15 @@ class SessionTable:
                     info.client_ip,
                     info.client_port,
                     info.connected_at,
-                    info.connected_at,
                 ),
             )
+        return live
 
     def ended(self, connection_id: int) -> None:
         with self._lock:
+            self._live.pop(connection_id, None)
             self._con.command(f"DELETE FROM {_MZ_SESSIONS} WHERE connection_id = ?", (connection_id,))
-            self._con.command(f"DELETE FROM {_PG_STAT_ACTIVITY} WHERE pid = ?", (connection_id,))
+            self._con.command(f"DELETE FROM {STATIC_TABLE} WHERE pid = ?", (connection_id,))
 
     def close(self) -> None:
         self._con.close()

@@ -45,6 +45,7 @@ _ENGINE_TYPES: dict[str, str] = {
     "integer": "INTEGER",
     "bigint": "BIGINT",
     "real": "FLOAT",
+    "double precision": "DOUBLE",
     "interval": "INTERVAL",
     "timestamp with time zone": "TIMESTAMPTZ",
     "int2vector": VECTOR_ENGINE_TYPES[INT2VECTOR],
@@ -68,6 +69,7 @@ _ARROW_TYPES: dict[str, pa.DataType] = {
     "INTEGER": pa.int32(),
     "BIGINT": pa.int64(),
     "FLOAT": pa.float32(),
+    "DOUBLE": pa.float64(),
     "INTERVAL": pa.duration("us"),
     "TIMESTAMPTZ": pa.timestamp("us", tz="UTC"),
 }

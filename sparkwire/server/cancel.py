@@ -2,8 +2,9 @@
 
 Contract: `register(target)` assigns a fresh random non-zero 31-bit pid (unique among live entries) and a
 random 32-bit secret; `cancel(pid, secret)` calls `target.cancel()` only when both match (constant-time
-comparison of the secret) and says whether it did; `unregister(pid)` forgets the entry. All calls happen on
-the event loop thread.
+comparison of the secret) and says whether it did; `unregister(pid)` forgets the entry. `signal(pid, terminate)`
+is `api.BackendSignals` for pg_cancel_backend / pg_terminate_backend (the session checks privileges first). Calls
+come from any connection thread; each is one dict operation.
 
 """
 
@@ -15,6 +16,8 @@ from typing import Protocol
 
 class Cancellable(Protocol):
     def cancel(self) -> None: ...
+
+    def shutdown(self) -> None: ...
 
 
 class CancelRegistry:
@@ -38,6 +41,17 @@ class CancelRegistry:
         if entry is None or not secrets.compare_digest(entry[0].to_bytes(4), secret.to_bytes(4)):
             return False
         entry[1].cancel()
+        return True
+
+    def signal(self, pid: int, terminate: bool) -> bool:
+        """`api.BackendSignals`: cancel what backend `pid` runs, or end its connection (FATAL 57P01)."""
+        entry = self._entries.get(pid)
+        if entry is None:
+            return False
+        if terminate:
+            entry[1].shutdown()
+        else:
+            entry[1].cancel()
         return True
 
     def __len__(self) -> int:

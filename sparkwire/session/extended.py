@@ -16,8 +16,11 @@ until Sync):
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sparkwire import errors as e
 from sparkwire.api import CopyIn, CopyOut, Field, Result, Rows, StatementDescription
+from sparkwire.session.activity import Activity
 from sparkwire.session.dispatch import Dispatch
 from sparkwire.session.lifecycle import Lifecycle
 from sparkwire.session.plans import PlanCache
@@ -25,8 +28,15 @@ from sparkwire.session.portals import Portal, decode_bind_params, expand_formats
 from sparkwire.session.state import SessionState
 
 
+def _exhausted(entry: Portal) -> Callable[[], bool]:
+    return lambda: entry.source is None or entry.source.exhausted
+
+
 class ExtendedProtocol:
-    def __init__(self, state: SessionState, life: Lifecycle, plans: PlanCache, dispatch: Dispatch) -> None:
+    def __init__(
+        self, state: SessionState, life: Lifecycle, plans: PlanCache, dispatch: Dispatch, activity: Activity
+    ) -> None:
+        self._activity = activity
         self._s = state
         self._life = life
         self._plans = plans
@@ -41,7 +51,8 @@ class ExtendedProtocol:
             if self._s.tx.failed:
                 self._control.check_not_failed(self._plans.plan_one(sql, ()))
             self._prepared.add(name, sql, tuple(param_oids))
-        except e.PgError:
+        except e.PgError as err:
+            self._activity.rejected(sql, err, name)
             self._s.tx.fail()
             raise
 
@@ -63,7 +74,9 @@ class ExtendedProtocol:
             values = decode_bind_params(statement, plan, param_formats, params, s.encode_options())
             s.close_portal(portal)
             fields = prepared.fields if prepared.described else None
-            s.portals[portal] = Portal(plan, values, tuple(result_formats), fields=fields, statement=prepared)
+            s.portals[portal] = Portal(
+                plan, values, tuple(result_formats), fields=fields, statement=prepared, statement_name=statement
+            )
         except e.PgError:
             s.tx.fail()
             raise
@@ -94,6 +107,7 @@ class ExtendedProtocol:
             raise
 
     def execute(self, portal: str, max_rows: int) -> Result:
+        activity = self._activity
         try:
             self._life.start_statement()
             entry = self._prepared.portal(portal)
@@ -101,14 +115,27 @@ class ExtendedProtocol:
             limit = max_rows if max_rows > 0 else None
             if entry.source is not None:
                 assert entry.fields is not None
-                return Rows(entry.fields, entry.source.take(limit), entry.formats, tag=entry.tag)
+                rows = Rows(entry.fields, entry.source.take(limit), entry.formats, tag=entry.tag)
+                return activity.resumed(entry.plan, entry.execution, rows, _exhausted(entry))
             if entry.done is not None:
                 return entry.done
             self._s.tx.start_implicit()
-            return self._first_execute(entry, limit)
         except e.PgError:
             self._s.tx.fail()
             raise
+        entry.execution = activity.begin(entry.plan, entry.params, entry.statement_name)
+        try:
+            result = self._first_execute(entry, limit)
+        except e.PgError as err:
+            activity.failed(entry.execution, err)
+            self._s.tx.fail()
+            raise
+        except Exception:
+            activity.failed(entry.execution, e.InternalError("internal error"))
+            raise
+        if not _exhausted(entry)():  # a portal that holds rows: its record ends with them or with the portal
+            return activity.result(entry.execution, result, finish_on_end=False, done=_exhausted(entry))
+        return activity.result(entry.execution, result, finish_on_end=True)
 
     def _first_execute(self, entry: Portal, limit: int | None) -> Result:
         plan, queries = entry.plan, self._dispatch.queries

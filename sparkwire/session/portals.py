@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from sparkwire import errors as e
 from sparkwire.api import Field, FormatCode, Result
+from sparkwire.introspection.history.records import Execution
 from sparkwire.pgtypes.interval import Interval
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.params import decode_param, exact_decimal_text
@@ -49,6 +50,8 @@ class Portal:
     hold: bool = False  # a WITH HOLD cursor survives the end of its transaction
     done: Result | None = None  # a non-row portal already executed
     statement: Prepared | None = None  # what it was bound from: Describe results are cached there
+    statement_name: str = ""  # the prepared statement's name ("" for the unnamed one)
+    execution: Execution | None = None  # its statement history record, finished when the portal is (activity.py)
 
 
 def _engine_value(value: object, duck_type: str) -> object:

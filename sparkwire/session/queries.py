@@ -54,6 +54,7 @@ class Queries:
         for notice in s.user.query_notices(plan):  # optimizer notices (EqualsNull, CrossJoin, …)
             s.notices(notice)
         if plan.constant:
+            s.strategy = "constant"
             key = ResultCache.constant_key(plan.duck_sql)
             cached = s.results.get(key)
             if cached is None:
@@ -72,9 +73,11 @@ class Queries:
                 user_rows = s.user.query(
                     plan, params, fields, s.storage_tx.current, timezone, tree, self._life.max_result_bytes()
                 )
+            s.strategy = s.user.strategy
             user_source = RowSource(user_rows, life.running, on_exhausted=life.stop_timer)
             life.streaming = user_source
             return fields, user_source
+        s.strategy = "introspection"
         sql = (
             plan.duck_sql
             if tree is None or tree is plan.tree

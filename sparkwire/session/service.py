@@ -16,26 +16,34 @@ parameter types or result fields may have changed. Constant SELECT results are s
 
 from __future__ import annotations
 
+import datetime
 import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from sparkwire import errors as e
-from sparkwire.api import NoticeSink, ParameterStatusSink, StartupInfo
+from sparkwire.api import BackendSignals, NoticeSink, ParameterStatusSink, StartupInfo
 from sparkwire.catalog import Catalog, CatalogChange
 from sparkwire.catalog.relations.pg import SettingDefinition
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.introspection import store as introspection_store
+from sparkwire.introspection.history.log import HistoryLog, HistorySettings
+from sparkwire.introspection.history.records import SessionRecord
+from sparkwire.introspection.relations import RELATIONS
 from sparkwire.introspection.sessions import SessionInfo, SessionTable
+from sparkwire.introspection.workload.feeds import WorkloadFeeds
+from sparkwire.planner.execute import resident
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.result_cache import ResultCache, volatile_functions
 from sparkwire.planner.execute.shadow import ShadowListener
 from sparkwire.planner.execute.udfs import SessionFunctions
+from sparkwire.planner.security.privileges import is_superuser
 from sparkwire.planner.statements.rbac import login_role
-from sparkwire.planner.statements.variables import VARIABLES
-from sparkwire.planner.translate.duckdb import UDF_CURRENT_SETTING, UDF_PG_SLEEP, UDF_SET_CONFIG
+from sparkwire.planner.statements.variables import VARIABLES, duration_ms, lookup
+from sparkwire.planner.translate.duckdb import UDF_CURRENT_SETTING, UDF_PG_SIGNAL, UDF_PG_SLEEP, UDF_SET_CONFIG
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
+from sparkwire.session.activity import Workload
 from sparkwire.session.schema_generation import SchemaGeneration
 from sparkwire.session.session import DuckSession
 from sparkwire.storage import Storage
@@ -75,7 +83,7 @@ class PlannerService:
         data_dir = Path(data_dir)
         self._catalog = Catalog.open(data_dir)
         self._storage = Storage.open(data_dir)
-        self._engine = DuckDBEngine(None)
+        self._engine = DuckDBEngine(None, own_files=data_dir.resolve() / "introspection")
         self._owns_spark = not isinstance(spark, SparkEngine)
         if isinstance(spark, SparkEngine):
             self._spark = spark
@@ -92,22 +100,36 @@ class PlannerService:
         state = self._catalog.state
         self._functions = SessionFunctions()
         self._functions.install(self._engine)
-        session_functions = (UDF_CURRENT_SETTING, UDF_SET_CONFIG, UDF_PG_SLEEP)
-        volatile = volatile_functions(self._engine.volatile_functions, session_functions)
+        session_functions = (UDF_CURRENT_SETTING, UDF_SET_CONFIG, UDF_PG_SLEEP, UDF_PG_SIGNAL)
+        live = tuple(rel.name for rel in RELATIONS if rel.live)  # answers over them are never cached
+        volatile = volatile_functions(self._engine.volatile_functions, (*session_functions, *live))
         self._results = ResultCache(lambda: self._engine.write_generation, volatile)
         self._templates = LiteralTemplates()
         self._schema = SchemaGeneration()
         listener = introspection_store.install(self._engine, _SETTINGS, state)
         self._catalog.add_listener(listener)
         self._sessions = SessionTable(self._engine)
+        history_file = data_dir.resolve() / "introspection" / "history.duckdb"
+        self._history = HistoryLog(self._engine, history_file, self._history_settings)
+        self._settings_seen: tuple[object, HistorySettings] | None = None
+        self._clusters_seen: tuple[object, dict[str, str]] | None = None
+        self.backends: BackendSignals | None = None  # the server's connections (cli.py sets it)
         self._catalog.add_listener(ShadowListener(self._engine.connect(), state))
         self._catalog.add_listener(_GenerationBump(self._schema))
         self._data = DataPlane(self._catalog, self._storage, self._spark, self._engine)
         self._data.reconcile()
+        data = self._data  # live Spark work and freshness, fed from the side (introspection/workload/)
+        catalog_state, snapshot = (lambda: data.state), data.snapshot
+        self._feeds = WorkloadFeeds(self._engine, self._spark, data.refreshes, catalog_state, snapshot, resident)
+        data.spark_jobs = self._feeds.spark_jobs
 
     @property
     def data(self) -> DataPlane:
         return self._data
+
+    @property
+    def history(self) -> HistoryLog:
+        return self._history
 
     @property
     def results(self) -> ResultCache:
@@ -124,8 +146,28 @@ class PlannerService:
         info = SessionInfo(
             startup.backend_pid, role.id, role.oid, startup.user, database.name, database.oid, startup.application_name
         )
-        session = DuckSession(
-            role.id,
+        live = self._sessions.started(info)  # mz_internal.mz_sessions, pg_stat_activity
+        record = SessionRecord(info.id, info.connected_at, startup.application_name, startup.user)
+        workload = Workload(self._history, live, record, self._cluster_ids, self.signal_backend)
+        try:
+            session = self._open_session(role.id, startup, notices, parameter_status, info, workload)
+        except BaseException:
+            self._sessions.ended(info.connection_id)
+            raise
+        self._history.session_started(record)
+        return session
+
+    def _open_session(
+        self,
+        role_id: str,
+        startup: StartupInfo,
+        notices: NoticeSink,
+        parameter_status: ParameterStatusSink,
+        info: SessionInfo,
+        workload: Workload,
+    ) -> DuckSession:
+        return DuckSession(
+            role_id,
             self._engine.connect(),
             self._functions,
             self._results,
@@ -136,16 +178,61 @@ class PlannerService:
             parameter_status,
             self._data,
             on_close=lambda: self._sessions.ended(info.connection_id),
+            workload=workload,
         )
-        self._sessions.started(info)  # mz_internal.mz_sessions, pg_stat_activity
-        return session
+
+    # ---- workload introspection -------------------------------------------------------------------------------
+
+    def _history_settings(self) -> HistorySettings:
+        """The history's system settings (ALTER SYSTEM), re-read only when the catalog's values change."""
+        defaults = self._data.state.system_defaults
+        seen = self._settings_seen
+        if seen is not None and seen[0] is defaults:
+            return seen[1]
+        rate = defaults.get("statement_logging_max_sample_rate", lookup("statement_logging_max_sample_rate").default)
+        retention = defaults.get("statement_logging_retention", lookup("statement_logging_retention").default)
+        settings = HistorySettings(float(rate), datetime.timedelta(milliseconds=duration_ms(retention)))
+        self._settings_seen = (defaults, settings)
+        return settings
+
+    def _cluster_ids(self) -> dict[str, str]:
+        clusters = self._data.state.clusters
+        seen = self._clusters_seen
+        if seen is None or seen[0] is not clusters:
+            seen = self._clusters_seen = (clusters, {c.name: c.id for c in clusters.values()})
+        return seen[1]
+
+    def signal_backend(self, role_id: str, pid: int, terminate: bool) -> bool | None:
+        """pg_cancel_backend / pg_terminate_backend with PostgreSQL's privilege rules: a superuser signals anyone;
+        another role only backends of roles it is a member of, never a superuser's (42501); None for a pid that is
+        no connected session (the caller warns, as PostgreSQL does)."""
+        target = self._sessions.pids().get(pid)
+        if target is None or self.backends is None:
+            return None
+        state = self._data.state
+        if not is_superuser(state, role_id):
+            if is_superuser(state, target):
+                what = "terminate superuser process" if terminate else "cancel superuser query"
+                raise e.InsufficientPrivilege(f"must be a superuser to {what}")
+            if target not in state.effective_roles(role_id):
+                what = "process is being terminated" if terminate else "query is being canceled"
+                raise e.InsufficientPrivilege(
+                    f"must be a member of the role whose {what} or member of pg_signal_backend"
+                )
+        return self.backends.signal(pid, terminate)
+
+    def flush_history(self) -> None:
+        """Write the statement history now (tests, benchmarks; the writer does it every 100 ms anyway)."""
+        self._history.flush()
 
     def close(self) -> None:
+        self._feeds.close()
         try:
             if self._owns_spark:
                 self._spark.stop()
         except Exception:  # stopping is best effort: the process is going away
             log.exception("stopping Spark failed")
+        self._history.close()
         self._sessions.close()
         self._storage.close()
         self._catalog.close()

@@ -44,6 +44,7 @@ from sparkwire.planner.statements.materialize_variables import welcome_message
 from sparkwire.planner.statements.variables import SessionVariables, duration_ms
 from sparkwire.planner.translate.duckdb import SessionContext
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
+from sparkwire.session.activity import Activity, Workload
 from sparkwire.session.dispatch import Dispatch
 from sparkwire.session.extended import ExtendedProtocol
 from sparkwire.session.lifecycle import Lifecycle
@@ -68,6 +69,7 @@ class DuckSession:
         parameter_status: ParameterStatusSink,
         data: DataPlane,
         on_close: Callable[[], None] = lambda: None,
+        workload: Workload | None = None,
     ) -> None:
         overrides = dict(startup.options)
         if startup.application_name:
@@ -88,7 +90,12 @@ class DuckSession:
         self._plans = PlanCache(self._s, templates)
         self._control = TransactionControl(self._s, self._life)
         self._dispatch = Dispatch(self._s, self._life, self._plans, self._control)
-        self._extended = ExtendedProtocol(self._s, self._life, self._plans, self._dispatch)
+        self._workload = workload
+        self._activity = Activity(self._s, workload)
+        self._extended = ExtendedProtocol(self._s, self._life, self._plans, self._dispatch, self._activity)
+        if workload is not None:
+            self._s.portal_closed = lambda portal: self._activity.portal_closed(portal.execution)
+            self._s.user.waiting = workload.live.waiting
         if variables.get("welcome_message") == "on":  # Materialize's greeting, before the first ReadyForQuery
             greeting = welcome_message(
                 variables.get("mz_version"),
@@ -140,13 +147,22 @@ class DuckSession:
     def remember_error(self, error: e.PgError) -> None:
         self._life.remember_error(error)
 
+    def signal_backend(self, pid: int, terminate: bool) -> bool:
+        signalled = None if self._workload is None else self._workload.signal(self._s.role_id, pid, terminate)
+        if signalled is None:
+            self._life.notify(f"PID {pid} is not a PostgreSQL backend process")
+            return False
+        return signalled
+
     # ---- api.Session: simple query ------------------------------------------------------------------------
 
     def simple_query(self, sql: str) -> Iterator[Result]:
         tx = self._s.tx
+        activity = self._activity
         try:
             plans = self._plans.plans(sql)
-        except e.PgError:
+        except e.PgError as err:
+            activity.rejected(sql, err)
             tx.fail()
             raise
         if not plans:
@@ -158,12 +174,17 @@ class DuckSession:
         try:
             for plan in plans:
                 self._life.start_statement()
+                execution = activity.begin(plan)
                 try:
                     result = self._dispatch.run(plan, (), all_text)
                 except e.PgError as err:
+                    activity.failed(execution, err)
                     tx.fail()
                     raise err from None
-                yield result
+                except Exception:
+                    activity.failed(execution, e.InternalError("internal error"))
+                    raise
+                yield activity.result(execution, result, finish_on_end=True)
             finished = True
         finally:
             if not finished:
@@ -213,6 +234,7 @@ class DuckSession:
         self._life.cancel()
 
     def terminate(self) -> None:
+        self._activity.terminate()
         self._life.stop_timer()
         self._s.close_portals()
         with contextlib.suppress(e.PgError):  # the connection is gone: a failed rollback has no one to tell

@@ -13,6 +13,8 @@ portal and closes its row stream.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sparkwire.api import NoticeSink
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.pgtypes.options import EncodeOptions
@@ -27,6 +29,10 @@ from sparkwire.planner.translate.duckdb import SessionContext
 from sparkwire.session.portals import Portal, Prepared
 from sparkwire.session.schema_generation import SchemaGeneration
 from sparkwire.session.transactions import Transactions
+
+
+def _nothing(_: object) -> None:
+    pass
 
 
 class SessionState:
@@ -52,9 +58,13 @@ class SessionState:
         self.storage_tx = StorageTransaction(data)
         self.tx = Transactions(self.storage_tx, schema)
         self.user = UserData(data, engine, ctx, self.names, notices, enabled_by(variables.get))
+        self.user.setting = variables.get  # progress_notices
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
         self._encode: tuple[int, EncodeOptions] | None = None
+        # workload introspection (activity.py): how the current statement runs, and hooks the session sets
+        self.strategy: str | None = None
+        self.portal_closed: Callable[[Portal], None] = _nothing
 
     def names(self) -> Names:
         return Names(self.ctx.database, ("public",), self.role_id)
@@ -77,6 +87,8 @@ class SessionState:
         entry = self.portals.pop(name, None)
         if entry is not None and entry.source is not None:
             entry.source.close()
+        if entry is not None and entry.execution is not None:
+            self.portal_closed(entry)
 
     def close_portals(self, keep_held: bool = False) -> None:
         for name, portal in list(self.portals.items()):

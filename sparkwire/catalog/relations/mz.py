@@ -341,5 +341,6 @@ MZ_RELATIONS: tuple[BuiltinRelation, ...] = (
         ),
         no_rows,
         from_state=False,
+        live=True,
     ),
 )

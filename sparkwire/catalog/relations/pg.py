@@ -278,9 +278,10 @@ def _pg(
     *,
     from_state: bool = True,
     sensitivity: Sensitivity = "public",
+    live: bool = False,
 ) -> BuiltinRelation:
     """A pg_catalog relation; `columns` is "name type, name type, …"."""
-    return BuiltinRelation("pg_catalog", name, oid, parse_columns(columns), rows, sensitivity, from_state)
+    return BuiltinRelation("pg_catalog", name, oid, parse_columns(columns), rows, sensitivity, from_state, live)
 
 
 BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
@@ -416,6 +417,7 @@ BUILTIN_RELATIONS: tuple[BuiltinRelation, ...] = (
         "backend_type text",
         no_rows,
         from_state=False,
+        live=True,
     ),
     _pg("pg_auth_members", 1261, "roleid oid, member oid, grantor oid, admin_option boolean", _pg_auth_members_rows),
 )

@@ -6,8 +6,9 @@ spells it: PostgreSQL's `format_type` names for pg_catalog and information_schem
 such as `uint8`, `mz_aclitem[]` or `text list` for mz_*), a sensitivity (Materialize's: `public` — anyone may read,
 `superuser_and_support`, `superuser`) and `rows(state)`: the relation's tuples, in column order, as a pure function
 of a `CatalogState`. `from_state` is False for relations whose rows do not depend on the state (pg_type, pg_am, …):
-the store fills those once and never diffs them. Array values are tuples (rows are hashable, so a store can diff
-them as sets); every relation's rows are distinct.
+the store fills those once and never diffs them. `live` relations (sessions, the statement history, Spark's jobs)
+are written from the side as the workload runs: no answer that reads them is cached. Array values are tuples
+(rows are hashable, so a store can diff them as sets); every relation's rows are distinct.
 
 Helpers: `names_of(state)` resolves the ids a row refers to (role, schema and database names, OIDs, ACLs) once
 per state;
@@ -45,6 +46,7 @@ class BuiltinRelation:
     rows: RowsOf
     sensitivity: Sensitivity = "public"
     from_state: bool = True
+    live: bool = False  # rows change with the workload, not the catalog: never answered from the result cache
 
 
 def parse_columns(columns: str) -> tuple[tuple[str, str], ...]:

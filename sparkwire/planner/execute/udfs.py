@@ -1,4 +1,5 @@
-"""The session-aware SQL functions: current_setting, set_config, pg_sleep, as engine UDFs keyed by session id.
+"""The session-aware SQL functions: current_setting, set_config, pg_sleep, pg_cancel_backend / pg_terminate_backend
+(`signal_backend`), as engine UDFs keyed by session id.
 
 Contract: DuckDB Python functions are database-wide, so each takes the calling session's id first (the
 translator inserts it, see translate/duckdb.py) and `SessionFunctions` finds the live session in a registry. A
@@ -16,7 +17,7 @@ from typing import Protocol
 
 from sparkwire import errors as e
 from sparkwire.engine.duckdb import DuckDBEngine
-from sparkwire.planner.translate.duckdb import UDF_CURRENT_SETTING, UDF_PG_SLEEP, UDF_SET_CONFIG
+from sparkwire.planner.translate.duckdb import UDF_CURRENT_SETTING, UDF_PG_SIGNAL, UDF_PG_SLEEP, UDF_SET_CONFIG
 
 SLEEP_SLICE = 0.01
 
@@ -29,6 +30,8 @@ class SessionHooks(Protocol):
     def cancelled(self) -> bool: ...
 
     def remember_error(self, error: e.PgError) -> None: ...
+
+    def signal_backend(self, pid: int, terminate: bool) -> bool: ...
 
 
 class SessionFunctions:
@@ -71,6 +74,9 @@ class SessionFunctions:
             null_handling=True,
         )
         engine.register_function(UDF_PG_SLEEP, self._pg_sleep, ["BIGINT", "DOUBLE"], "VARCHAR", null_handling=True)
+        engine.register_function(
+            UDF_PG_SIGNAL, self._pg_signal, ["BIGINT", "BIGINT", "BOOLEAN"], "BOOLEAN", null_handling=True
+        )
 
     def _guarded(self, sid: int, call: str, *args: object) -> str | None:
         hooks = self._session(sid)
@@ -93,6 +99,16 @@ class SessionFunctions:
 
     def _set_config(self, sid: int, name: str | None, value: str | None, is_local: bool | None) -> str | None:
         return self._guarded(sid, "set_config", name, value, is_local)
+
+    def _pg_signal(self, sid: int, pid: int | None, terminate: bool | None) -> bool | None:
+        if pid is None:
+            return None
+        hooks = self._session(sid)
+        try:
+            return hooks.signal_backend(int(pid), bool(terminate))
+        except e.PgError as err:
+            hooks.remember_error(err)
+            raise
 
     def _pg_sleep(self, sid: int, seconds: float | None) -> str | None:
         hooks = self._session(sid)

@@ -12,6 +12,10 @@ Contract (the session calls it; everything runs on the session's thread except `
 - `ddl(plan)`: applies a DDL statement to the catalog (ddl.py) and storage; CREATE TABLE AS also fills the table.
 - `show(stmt)`, `explain(plan, params)`: rows for SHOW <objects> and EXPLAIN.
 - `cancel()`: cancels the Spark job of the running statement, if any (any thread); True when there was one.
+
+Spark jobs are tagged `sw-<n>` or, when the session set `execution_id`, `sw-<n>.<execution_id>` (mz_spark_jobs shows
+the statement by it); with the session variable `progress_notices` on (read through `setting`), a Spark statement
+sends progress NOTICEs every few seconds (introspection/workload/progress.py).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from sparkwire.catalog.objects import Column as CatalogColumn
 from sparkwire.catalog.objects import Item
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.engine.spark import SparkArrowStream
+from sparkwire.introspection.workload.progress import watch as watch_progress
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, plan_alter_notice
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
@@ -59,6 +64,10 @@ DDL_STATEMENTS = (
     g.CreateTable, g.CreateView, g.CreateIndex, g.CreateSchema, g.CreateCluster, g.DropCluster, g.DropObjects,
     g.AlterRename,
 )  # fmt: skip
+
+
+def _not_waiting(event_type: str | None, event: str | None) -> None:
+    pass
 
 
 def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
@@ -104,6 +113,13 @@ class UserData:
         self._fast_paths: dict[tuple[int, int, str], tuple[Plan, FastPathPlan | None]] = {}
         self._lock = threading.Lock()
         self._job_tag: str | None = None
+        # the statement running (its Spark jobs are tagged `sw-<n>.<execution_id>`) and the session's variables
+        # (`progress_notices`), both set by the session
+        self.execution_id: str = ""
+        self.setting: Callable[[str], str] | None = None
+        # workload introspection: how the last query ran (fast-path / standard) and what the session waits on
+        self.strategy: str | None = None
+        self.waiting: Callable[[str | None, str | None], None] = _not_waiting
 
     def forget_plans(self) -> None:
         self._routes.clear()
@@ -201,8 +217,10 @@ class UserData:
         read = self._read(txn)
         lookup = self._fast_path(plan, state, names, timezone) if txn is None else None
         if lookup is not None:
+            self.strategy = "fast-path"
             table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
             return (conform(b, schema) for b in table.to_batches())
+        self.strategy = "standard"
         stream = self._run_spark(tree, state, names, read, params, [t[1] for t in plan.param_types])
         if max_bytes is not None and stream.nbytes > max_bytes:
             stream.close()
@@ -222,13 +240,32 @@ class UserData:
         executor = self._data.executor
         query = executor.prepare(with_session_facts(tree, self._ctx), state, names, read, param_types)
         tag = f"sw-{next(_job_numbers)}"
+        if self.execution_id:
+            tag += "." + self.execution_id.replace(",", "_")  # Spark job tags may not contain commas
         with self._lock:
             self._job_tag = tag
+        stop_progress = self._progress_notices(tag)
+        self.waiting("Extension", "SparkJob")
         try:
             return executor.run(query, params, tag, None)
         finally:
+            if stop_progress is not None:
+                stop_progress()
+            self.waiting(None, None)
             with self._lock:
                 self._job_tag = None
+
+    def _progress_notices(self, tag: str) -> Callable[[], None] | None:
+        """With `progress_notices` on, a NOTICE with the statement's Spark progress every few seconds."""
+        feed = self._data.spark_jobs
+        if feed is None or self.setting is None or self.setting("progress_notices") != "on":
+            return None
+        notify = self._notify
+
+        def send(message: str) -> None:
+            notify(Notice(message=message, severity="NOTICE", sqlstate="00000"))
+
+        return watch_progress(feed.progress, tag, send)
 
     def query_arrow(self, tree: exp.Expression, txn: WriteTxn | None) -> pa.Table:
         """A query over user relations (INSERT … SELECT, CREATE TABLE AS) as one Arrow table."""

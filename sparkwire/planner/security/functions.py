@@ -77,7 +77,6 @@ REFUSED = frozenset(
         "pg_reload_conf",
         "pg_rotate_logfile",
         "pg_current_logfile",
-        "pg_terminate_backend",
         "pg_signal_backend",
         "pg_promote",
         "pg_log_backend_memory_contexts",

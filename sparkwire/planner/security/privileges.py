@@ -37,7 +37,7 @@ mz_monitor_redacted, and for any other role row-filtered to the objects it owns 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Literal
@@ -82,13 +82,19 @@ _LETTER: dict[str, str] = {"SELECT": "r", "INSERT": "a", "UPDATE": "w", "DELETE"
 _KIND_WORDS: dict[str, str] = {"materialized-view": "MATERIALIZED VIEW"}
 
 
+RowFilter = Literal["objects", "own_statements", "own_lifecycle"]
+
+
 @dataclass(frozen=True, slots=True)
 class BuiltinAccess:
     """Who reads a builtin relation: `readers` None = everyone; otherwise superusers and members of these roles.
-    `row_filtered`: any other role may read it too, only the rows of objects it owns or may SELECT."""
+    `row_filtered`: any other role may read it too, only some rows — `row_filter` says which: "objects", those of
+    objects it owns or may SELECT (the notices); "own_statements", the statements its sessions ran (the statement
+    history, by `authenticated_user`); "own_lifecycle", the lifecycle events of those statements."""
 
     readers: frozenset[str] | None
     row_filtered: bool = False
+    row_filter: RowFilter = "objects"
 
 
 _BY_SENSITIVITY: dict[str, BuiltinAccess] = {
@@ -105,7 +111,22 @@ _NOTICE_ACCESS: dict[tuple[str, str], BuiltinAccess] = {
     ("mz_internal", "mz_notices_redacted"): BuiltinAccess(
         frozenset({MZ_MONITOR_ROLE_ID, MZ_MONITOR_REDACTED_ROLE_ID, MZ_SUPPORT_ROLE_ID}), row_filtered=True
     ),
+    # Issue 14: live Spark work (introspection/workload/spark_jobs.py) is for superusers and mz_monitor.
+    ("mz_internal", "mz_spark_jobs"): _MONITOR,
+    ("mz_internal", "mz_spark_stages"): _MONITOR,
 }
+_MONITORS = frozenset({MZ_MONITOR_ROLE_ID})
+_REDACTED_READERS = frozenset({MZ_MONITOR_ROLE_ID, MZ_MONITOR_REDACTED_ROLE_ID, MZ_SUPPORT_ROLE_ID})
+# Issue 14: the statement history, as Materialize's roles read it; every other role reads its own statements.
+_NOTICE_ACCESS.update(
+    {
+        ("mz_internal", "mz_recent_activity_log"): BuiltinAccess(_MONITORS, True, "own_statements"),
+        ("mz_internal", "mz_recent_activity_log_redacted"): BuiltinAccess(_REDACTED_READERS, True, "own_statements"),
+        ("mz_internal", "mz_statement_lifecycle_history"): BuiltinAccess(_REDACTED_READERS, True, "own_lifecycle"),
+        ("mz_internal", "mz_sql_text"): _MONITOR,
+        ("mz_internal", "mz_sql_text_redacted"): BuiltinAccess(_REDACTED_READERS),
+    }
+)
 ROW_FILTER_COLUMN = "object_id"
 
 
@@ -288,7 +309,22 @@ def _check_reads(
             filtered[position[id(node)]] = key
     if not filtered:
         return tree
-    return _filter_rows(tree, filtered, visible_objects(state, role_id))
+    return _filter_rows(tree, filtered, lambda key: _row_condition(key, state, role_id))
+
+
+def _row_condition(key: tuple[str, str], state: CatalogState, role_id: str) -> exp.Expression:
+    """The condition that keeps the rows of builtin relation `key` that `role_id` may read."""
+    kind = _builtin_access_of(key).row_filter
+    if kind == "objects":
+        ids = [exp.Literal.string(i) for i in visible_objects(state, role_id)]
+        return exp.In(this=exp.column(ROW_FILTER_COLUMN), expressions=ids) if ids else exp.false()
+    own = exp.EQ(this=exp.column("authenticated_user"), expression=exp.Literal.string(state.roles[role_id].name))
+    if kind == "own_statements":
+        return own
+    statements = (
+        exp.select("execution_id").from_(exp.table_("mz_recent_activity_log_redacted", db="mz_internal")).where(own)
+    )
+    return exp.In(this=exp.column("statement_id"), query=exp.Subquery(this=statements))
 
 
 def visible_objects(state: CatalogState, role_id: str) -> list[str]:
@@ -304,15 +340,18 @@ def visible_objects(state: CatalogState, role_id: str) -> list[str]:
     return sorted(i.id for i in state.items.values() if may_select(i))
 
 
-def _filter_rows(tree: exp.Expression, filtered: dict[int, tuple[str, str]], visible: Sequence[str]) -> exp.Expression:
-    """A copy of `tree` whose `filtered` table references (by position in `find_all` order) read only the rows of
-    the `visible` objects."""
+def _filter_rows(
+    tree: exp.Expression,
+    filtered: dict[int, tuple[str, str]],
+    condition_of: Callable[[tuple[str, str]], exp.Expression],
+) -> exp.Expression:
+    """A copy of `tree` whose `filtered` table references (by position in `find_all` order) read only the rows
+    `condition_of(relation)` keeps."""
     out = tree.copy()
     tables = list(out.find_all(exp.Table))
-    ids = [exp.Literal.string(i) for i in visible]
     for n, (schema, name) in filtered.items():
         node = tables[n]
-        condition: exp.Expression = exp.In(this=exp.column(ROW_FILTER_COLUMN), expressions=ids) if ids else exp.false()
+        condition = condition_of((schema, name))
         source = exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(schema))
         query = exp.select("*").from_(source).where(condition)
         node.replace(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(node.alias_or_name))))

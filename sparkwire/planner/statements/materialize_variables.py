@@ -68,9 +68,10 @@ MZ_VARIABLES: tuple[tuple[str, str, str, str], ...] = (
     ("sql_safe_updates", "off", "bool", "Prohibits SQL statements that may be overly destructive" + _NO_EFFECT + "."),
     (
         "statement_logging_sample_rate",
-        "0.1",
+        "1",
         "ratio",
-        "The fraction of statements logged to the statement history" + _NO_EFFECT + ".",
+        "The fraction of statements logged to mz_internal.mz_recent_activity_log, at most "
+        "statement_logging_max_sample_rate (sparkwire logs every statement by default; Materialize samples).",
     ),
     (
         "welcome_message",

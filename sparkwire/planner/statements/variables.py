@@ -91,12 +91,12 @@ def duration_ms(value: str) -> int:
     return int(float(m.group(1)) * _MS_PER_UNIT[(m.group(2) or "ms").lower()])
 
 
-def _duration(name: str, value: str) -> str:
+def _duration(name: str, value: str, most: int = 2_147_483_647) -> str:
     m = _DURATION.match(value)
     if not m:
         raise _invalid(name, value)
     ms = int(float(m.group(1)) * _MS_PER_UNIT[(m.group(2) or "ms").lower()])
-    if ms < 0 or ms > 2_147_483_647:
+    if ms < 0 or ms > most:
         raise e.InvalidParameterValue(f'{ms} ms is outside the valid range for parameter "{name}"')
     if ms == 0:
         return "0"
@@ -231,6 +231,11 @@ _ISOLATION = _only("read uncommitted", "read committed", "repeatable read", "ser
 _MESSAGE_LEVELS = ("debug5", "debug4", "debug3", "debug2", "debug1", "log", "notice", "warning", "error")
 
 
+def _retention(name: str, value: str) -> str:
+    """A duration of up to ten years (a retention, not a timeout: int32 milliseconds are only 24.8 days)."""
+    return _duration(name, value, most=10 * 366 * 86_400_000)
+
+
 def _ratio(name: str, value: str) -> str:
     try:
         number = float(value.strip())
@@ -258,6 +263,7 @@ class Variable:
     normalize: Normalizer = _text
     report: bool = False
     settable: bool = True
+    system_only: bool = False  # ALTER SYSTEM sets it; a session's SET cannot (the statement history's limits)
 
 
 VARIABLES: tuple[Variable, ...] = (
@@ -356,8 +362,23 @@ VARIABLES: tuple[Variable, ...] = (
         _ISOLATION,
     ),
     Variable("transaction_read_only", "off", "Sets the current transaction's read-only status.", _boolean),
+    Variable("progress_notices", "off", "Sends a NOTICE with a Spark query's progress every few seconds.", _boolean),
     *(Variable(name, default, description, _boolean) for name, default, description in NOTICE_VARIABLES),
     Variable("mz_version", MZ_VERSION, "Shows the Materialize server version.", settable=False, report=True),
+    Variable(
+        "statement_logging_max_sample_rate",
+        "1",
+        "The most any session's statement_logging_sample_rate may log (ALTER SYSTEM only).",
+        _ratio,
+        system_only=True,
+    ),
+    Variable(
+        "statement_logging_retention",
+        "30d",
+        "How long the statement history keeps statements and sessions (ALTER SYSTEM only).",
+        _retention,
+        system_only=True,
+    ),
     *(Variable(name, default, description, _MZ_KINDS[kind]) for name, default, kind, description in MZ_VARIABLES),
 )
 
@@ -443,8 +464,9 @@ class SessionVariables:
         """SET name = value (None = DEFAULT, the reset value). `local` changes last until the transaction ends;
         `internal`: a value sparkwire sets for a statement of its own (SET ROLE), allowed for read-only ones."""
         var = lookup(name)
-        if not var.settable and not internal:
-            raise e.CantChangeRuntimeParam(f'parameter "{var.name}" cannot be changed')
+        if (not var.settable or var.system_only) and not internal:
+            hint = "Change it for the whole system with ALTER SYSTEM." if var.settable else None
+            raise e.CantChangeRuntimeParam(f'parameter "{var.name}" cannot be changed', hint=hint)
         canonical = None if value is None else var.normalize(var.name, value)
         before = self.get(var.name)
         if local:
@@ -468,7 +490,7 @@ class SessionVariables:
 
     def reset_all(self, *, in_transaction: bool = False) -> None:
         for var in VARIABLES:
-            if var.settable:
+            if var.settable and not var.system_only:
                 self.set(var.name, None, in_transaction=in_transaction)
 
     def end_transaction(self, committed: bool) -> None:

@@ -48,6 +48,7 @@ class SessionContext:
 UDF_CURRENT_SETTING = "sw_current_setting"
 UDF_SET_CONFIG = "sw_set_config"
 UDF_PG_SLEEP = "sw_pg_sleep"
+UDF_PG_SIGNAL = "sw_pg_signal"  # pg_cancel_backend / pg_terminate_backend
 
 BYTEA_OID = 17
 
@@ -212,7 +213,8 @@ def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
 
 
 def _session_functions(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
-    """current_setting / set_config / pg_sleep → the per-session UDFs; pg_backend_pid() → the pid;
+    """current_setting / set_config / pg_sleep / pg_cancel_backend / pg_terminate_backend → the per-session UDFs;
+    pg_backend_pid() → the pid;
     clock_timestamp() / statement_timestamp() → DuckDB's time of the call, transaction_timestamp() → now()."""
     if not isinstance(node, exp.Anonymous):
         return node
@@ -230,6 +232,10 @@ def _session_functions(node: exp.Expression, ctx: SessionContext) -> exp.Express
         return exp.Anonymous(this=UDF_CURRENT_SETTING, expressions=[sid, args[0], missing_ok])
     if name == "set_config" and len(args) == 3:
         return exp.Anonymous(this=UDF_SET_CONFIG, expressions=[sid, *args])
+    if (name == "pg_cancel_backend" and len(args) == 1) or (name == "pg_terminate_backend" and len(args) in (1, 2)):
+        terminate = exp.true() if name == "pg_terminate_backend" else exp.false()
+        pid = exp.Cast(this=args[0], to=exp.DataType.build("bigint"))
+        return exp.Anonymous(this=UDF_PG_SIGNAL, expressions=[sid, pid, terminate])
     if name == "pg_sleep" and len(args) == 1:
         return exp.Anonymous(
             this=UDF_PG_SLEEP, expressions=[sid, exp.Cast(this=args[0], to=exp.DataType.build("double"))]

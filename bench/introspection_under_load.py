@@ -1,0 +1,180 @@
+"""Introspection latency while Spark is saturated (issue 14, seed 000): the same five catalog queries idle and under
+load, in one run, with the ratio.
+
+Run: `python -m bench.introspection_under_load [--iterations N] [--heavy-sessions K] [--rows R]`.
+
+Starts `sparkwire serve` (embedded Spark) in a temp dir, waits for Spark, and loads a table of R rows written in 8
+batches (8 Parquet files, so a scan has 8 tasks). Then, from one psycopg connection, it times N rounds of five
+introspection queries — the activity log's last 100 rows, the Spark job relation (`mz_internal.mz_spark_jobs`,
+when the server has it), pg_stat_activity, psql 15's `\\dt` query and `SELECT * FROM mz_catalog.mz_objects` — first
+with the server idle, then while K sessions each run a long multi-stage Spark job in a loop (a self-join on a
+low-cardinality key with an aggregate: a shuffle, a join and a second shuffle on every core) and one session
+INSERTs a row every 50 ms. Prints p50 / p99 per query and phase, the ratio load / idle, and the target (p99 under
+load ≤ 2× idle and ≤ 10 ms). Exits 0 either way: it reports, it does not gate; tests never assert on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from tests.support.server import SparkwireServer
+
+Conn = psycopg.Connection[tuple[Any, ...]]
+
+DT_QUERY = """SELECT n.nspname as "Schema",
+  c.relname as "Name",
+  CASE c.relkind WHEN 'r' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'i' THEN 'index' \
+WHEN 'S' THEN 'sequence' WHEN 't' THEN 'TOAST table' WHEN 'f' THEN 'foreign table' WHEN 'p' THEN 'partitioned table' \
+WHEN 'I' THEN 'partitioned index' END as "Type",
+  pg_catalog.pg_get_userbyid(c.relowner) as "Owner"
+FROM pg_catalog.pg_class c
+     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+     LEFT JOIN pg_catalog.pg_am am ON am.oid = c.relam
+WHERE c.relkind IN ('r','p','')
+      AND n.nspname <> 'pg_catalog'
+      AND n.nspname !~ '^pg_toast'
+      AND n.nspname <> 'information_schema'
+  AND pg_catalog.pg_table_is_visible(c.oid)
+ORDER BY 1,2;"""
+QUERIES = {
+    "activity log, last 100": "SELECT * FROM mz_internal.mz_recent_activity_log ORDER BY began_at DESC LIMIT 100",
+    "spark jobs": "SELECT * FROM mz_internal.mz_spark_jobs",
+    "pg_stat_activity": "SELECT * FROM pg_catalog.pg_stat_activity",
+    "psql \\dt": DT_QUERY,
+    "mz_objects": "SELECT * FROM mz_catalog.mz_objects",
+}
+HEAVY = (
+    "SELECT a.g, count(*), sum(a.v * b.v) FROM load_t a JOIN load_t b ON a.g = b.g "
+    "GROUP BY a.g ORDER BY a.g"
+)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def measure(conn: Conn, queries: dict[str, str], iterations: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in queries}
+    for _ in range(iterations):
+        for name, sql in queries.items():
+            started = time.perf_counter()
+            conn.execute(sql).fetchall()
+            times[name].append((time.perf_counter() - started) * 1000)
+    return times
+
+
+class Load:
+    """K sessions looping the heavy Spark query and one steady writer, until stopped."""
+
+    def __init__(self, dsn: str, sessions: int) -> None:
+        self._dsn = dsn
+        self._stop = threading.Event()
+        self.jobs = 0
+        self.writes = 0
+        self.errors: list[str] = []
+        self._threads = [threading.Thread(target=self._heavy) for _ in range(sessions)]
+        self._threads.append(threading.Thread(target=self._writer))
+
+    def start(self) -> None:
+        for thread in self._threads:
+            thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with psycopg.connect(self._dsn, autocommit=True) as conn:  # end the jobs in flight: cancel them all
+            conn.execute(
+                "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query LIKE 'SELECT a.g, count(*)%%' "
+                "AND pid <> pg_backend_pid()"
+            ).fetchall()
+        for thread in self._threads:
+            thread.join()
+
+    def _heavy(self) -> None:
+        with psycopg.connect(self._dsn, autocommit=True) as conn:
+            while not self._stop.is_set():
+                try:
+                    conn.execute(HEAVY).fetchall()
+                    self.jobs += 1
+                except psycopg.errors.QueryCanceled:
+                    return
+                except psycopg.Error as exc:
+                    self.errors.append(str(exc))
+                    return
+
+    def _writer(self) -> None:
+        with psycopg.connect(self._dsn, autocommit=True) as conn:
+            n = 0
+            while not self._stop.is_set():
+                conn.execute("INSERT INTO load_w VALUES (%s, now())", (n,))
+                n += 1
+                self.writes += 1
+                self._stop.wait(0.05)
+
+
+def setup(conn: Conn, rows: int) -> None:
+    conn.execute("CREATE TABLE load_t (g integer, v bigint)")
+    conn.execute("CREATE TABLE load_w (n integer, at timestamp with time zone)")
+    per_file = rows // 8
+    for batch in range(8):
+        with conn.cursor().copy("COPY load_t (g, v) FROM STDIN") as copy:
+            for i in range(batch * per_file, (batch + 1) * per_file):
+                copy.write_row((i % 8, i))
+    conn.execute("SELECT count(*) FROM load_t").fetchall()  # waits for Spark
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--iterations", type=int, default=200)
+    parser.add_argument("--heavy-sessions", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=16_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="sparkwire-bench-") as tmp:
+        server = SparkwireServer.start(Path(tmp) / "sparkwire")
+        try:
+            with psycopg.connect(server.dsn, autocommit=True) as conn:
+                setup(conn, args.rows)
+                queries = dict(QUERIES)
+                exists = conn.execute(
+                    "SELECT count(*) FROM mz_catalog.mz_objects o JOIN mz_catalog.mz_schemas s ON o.schema_id = s.id "
+                    "WHERE s.name = 'mz_internal' AND o.name = 'mz_spark_jobs'"
+                ).fetchone()
+                if exists is None or exists[0] == 0:
+                    del queries["spark jobs"]
+                measure(conn, queries, 10)  # warm-up: plans cached, store warm
+                idle = measure(conn, queries, args.iterations)
+                load = Load(server.dsn, args.heavy_sessions)
+                load.start()
+                time.sleep(3.0)  # the jobs are on every core before the clock starts
+                started = time.monotonic()
+                busy = measure(conn, queries, args.iterations)
+                elapsed = time.monotonic() - started
+                load.stop()
+        finally:
+            server.stop()
+    print(f"load: {args.heavy_sessions} sessions of `{HEAVY}` over {args.rows} rows, one INSERT every 50 ms")
+    print(f"during the {elapsed:.1f} s under load: {load.jobs} heavy jobs finished, {load.writes} INSERTs, "
+          f"{len(load.errors)} errors {load.errors[:1]}")
+    print(f"{'query':<24} {'idle p50':>9} {'idle p99':>9} {'load p50':>9} {'load p99':>9} {'p99 ratio':>9}  target")
+    met = True
+    for name in queries:
+        i50, i99 = statistics.median(idle[name]), pct(idle[name], 0.99)
+        l50, l99 = statistics.median(busy[name]), pct(busy[name], 0.99)
+        ok = l99 <= 2 * i99 and l99 <= 10.0
+        met = met and ok
+        print(f"{name:<24} {i50:>8.2f}ms {i99:>8.2f}ms {l50:>8.2f}ms {l99:>8.2f}ms {l99 / i99:>8.2f}x  "
+              f"{'met' if ok else 'NOT met'}")
+    print(f"target (p99 under load ≤ 2× idle and ≤ 10 ms): {'met' if met else 'NOT met'} for every query"
+          if met else "target (p99 under load ≤ 2× idle and ≤ 10 ms): NOT met for every query")
+
+
+if __name__ == "__main__":
+    main()

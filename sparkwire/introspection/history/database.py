@@ -1,0 +1,128 @@
+"""The durable history database and the store's views over it.
+
+Contract: `HistoryDatabase(engine, path)` attaches the DuckDB file `path` (created if missing; DuckDB's WAL makes
+every committed batch survive a kill) to the engine's database as `HISTORY_CATALOG`, creates its tables if they
+do not exist — `executions` (finished statements, `ACTIVITY_COLUMNS`), `running` (statements in flight, the same
+columns, rewritten by every flush), `sessions`, `lifecycle` — and replaces the introspection store's empty
+mz_internal tables with views of `HISTORY_RELATIONS` over them. `write(...)` applies one batch in one transaction on the
+writer's own connection; `expire(before)` deletes what is older than the retention. Readers go through the views
+on their own connections and never wait for the writer (DuckDB's snapshot isolation). Client SQL cannot name
+`HISTORY_CATALOG`: the rewrite only ever points names at the store's catalog (a three-part name is 3D000).
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import cast
+
+import pyarrow as pa
+
+from sparkwire.catalog.relations.mz_history import (
+    ACTIVE_PEEKS,
+    ACTIVITY_LOG,
+    ACTIVITY_LOG_REDACTED,
+    HISTORY_RELATIONS,
+    LIFECYCLE_HISTORY,
+    REDACTED_COLUMNS,
+    SESSION_HISTORY,
+    SQL_TEXT,
+    SQL_TEXT_REDACTED,
+)
+from sparkwire.catalog.relations.relation import BuiltinRelation, Row
+from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.errors import PgError
+from sparkwire.introspection.tables import arrow_rows, column_sqls, engine_type, quoted, table_sql
+
+log = logging.getLogger(__name__)
+
+HISTORY_CATALOG = "sw_history"
+HistoryRow = tuple[object, ...]  # a row of one of the history tables (timestamps are datetimes)
+_BY_NAME = {rel.name: rel for rel in HISTORY_RELATIONS}
+_EXECUTIONS = f"{HISTORY_CATALOG}.main.executions"
+_RUNNING = f"{HISTORY_CATALOG}.main.running"
+_SESSIONS = f"{HISTORY_CATALOG}.main.sessions"
+_LIFECYCLE = f"{HISTORY_CATALOG}.main.lifecycle"
+_TABLES = {
+    _EXECUTIONS: _BY_NAME[ACTIVITY_LOG],
+    _RUNNING: _BY_NAME[ACTIVITY_LOG],
+    _SESSIONS: _BY_NAME[SESSION_HISTORY],
+    _LIFECYCLE: _BY_NAME[LIFECYCLE_HISTORY],
+}
+
+
+def _names(columns: Sequence[tuple[str, str]]) -> str:
+    return ", ".join(quoted(name) for name, _ in columns)
+
+
+def _views() -> dict[str, str]:
+    log = table_sql(_BY_NAME[ACTIVITY_LOG])
+    return {
+        ACTIVITY_LOG: f"SELECT * FROM {_EXECUTIONS} UNION ALL SELECT * FROM {_RUNNING}",
+        ACTIVITY_LOG_REDACTED: f"SELECT {_names(REDACTED_COLUMNS)} FROM {log}",
+        SESSION_HISTORY: f"SELECT * FROM {_SESSIONS}",
+        LIFECYCLE_HISTORY: f"SELECT * FROM {_LIFECYCLE}",
+        SQL_TEXT: f"SELECT DISTINCT sql_hash, sql, redacted_sql, date_trunc('day', prepared_at) AS prepared_day "
+        f"FROM {log}",
+        SQL_TEXT_REDACTED: f"SELECT DISTINCT sql_hash, redacted_sql FROM {log}",
+        ACTIVE_PEEKS: f"SELECT execution_id AS id, CAST(NULL AS VARCHAR) AS object_id, execution_strategy AS type, "
+        f"execution_timestamp AS time FROM {_RUNNING}",
+    }
+
+
+class HistoryDatabase:
+    def __init__(self, engine: DuckDBEngine, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._con = engine.connect(counts_writes=False)  # live relations are never cached
+        quoted_path = str(path).replace("'", "''")
+        self._con.command(f"ATTACH '{quoted_path}' AS {HISTORY_CATALOG}")
+        for table, rel in _TABLES.items():
+            columns = ", ".join(f"{quoted(name)} {engine_type(pg_type)}" for name, pg_type in rel.columns)
+            self._con.command(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
+        self._con.command(f"DELETE FROM {_RUNNING}")  # what ran when the process stopped is not running now
+        for name, query in _views().items():  # the store made an empty table of each: views replace them
+            target = table_sql(_BY_NAME[name])
+            self._con.command(f"DROP TABLE IF EXISTS {target}")
+            self._con.command(f"CREATE OR REPLACE VIEW {target} AS {query}")
+
+    def write(
+        self,
+        sessions: Sequence[HistoryRow],
+        executions: Sequence[HistoryRow],
+        events: Sequence[HistoryRow],
+        running: Sequence[HistoryRow] | None,
+    ) -> None:
+        """One batch, atomically. `running` None leaves the in-flight table as it is."""
+        con = self._con
+        con.begin()
+        try:
+            for table, rows in ((_SESSIONS, sessions), (_EXECUTIONS, executions), (_LIFECYCLE, events)):
+                if rows:
+                    self._insert(table, rows)
+            if running is not None:
+                con.command(f"DELETE FROM {_RUNNING}")
+                if running:
+                    self._insert(_RUNNING, running)
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+
+    def _insert(self, table: str, rows: Sequence[HistoryRow]) -> None:
+        rel: BuiltinRelation = _TABLES[table]
+        data: pa.Table = arrow_rows(rel, cast(Sequence[Row], rows))
+        self._con.insert_arrow(table, column_sqls(rel), data)
+
+    def expire(self, before: datetime.datetime) -> None:
+        for table, column in ((_EXECUTIONS, "began_at"), (_LIFECYCLE, "occurred_at"), (_SESSIONS, "connected_at")):
+            self._con.command(f"DELETE FROM {table} WHERE {column} < ?", (before,))
+
+    def close(self) -> None:
+        try:
+            self._con.command(f"DETACH IF EXISTS {HISTORY_CATALOG}")
+        except PgError:  # closing is best effort: the process is going away
+            log.exception("detaching the statement history failed")
+        finally:
+            self._con.close()

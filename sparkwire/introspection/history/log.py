@@ -1,0 +1,172 @@
+"""`HistoryLog`: the statement history's writer — sessions and statements are handed over in microseconds on the
+statement's thread and written in batches by one daemon thread.
+
+Contract:
+- `session_started(record)`, `began(execution)`, `finished(execution)` never block on I/O and never raise: they
+  append to in-memory queues (bounded: past `MAX_PENDING` records new ones are dropped and counted). A statement
+  is therefore never slowed or failed by its own logging.
+- The writer thread wakes every `interval` seconds (and at `flush()`), renders the queued records (SHA-256, kept and
+  redacted text: sqltext.py) and writes them in one transaction (database.py); statements still in flight are
+  rewritten into the `running` table each time the set changes, so a statement that never finishes is visible.
+  Every `RETENTION_CHECK` seconds it deletes what is older than the retention. A failed batch is logged, counted
+  (`failed_batches`) and dropped: the history is best effort, user statements are not.
+- `on_tick(callback)` runs `callback` on every wake-up (the live session rows of pg_stat_activity use it).
+- `settings()` (given at construction) returns the current `HistorySettings` (the system's max sample rate and
+  retention, from ALTER SYSTEM), read on the writer's thread.
+- `flush()` writes everything queued now, on the caller's thread, and returns when it is durable; `close()` flushes
+  and stops the thread.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import logging
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.introspection.history.database import HistoryDatabase, HistoryRow
+from sparkwire.introspection.history.records import Execution, SessionRecord, now
+from sparkwire.introspection.history.sqltext import keep
+
+log = logging.getLogger(__name__)
+
+MAX_PENDING = 100_000
+RETENTION_CHECK = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class HistorySettings:
+    max_sample_rate: float = 1.0
+    retention: datetime.timedelta = datetime.timedelta(days=30)
+
+
+class HistoryLog:
+    def __init__(
+        self,
+        engine: DuckDBEngine,
+        path: Path,
+        settings: Callable[[], HistorySettings] = HistorySettings,
+        *,
+        interval: float = 0.1,
+    ) -> None:
+        self._db = HistoryDatabase(engine, path)
+        self._settings = settings
+        self._interval = interval
+        self._sessions: deque[SessionRecord] = deque()
+        self._finished: deque[Execution] = deque()
+        self._inflight: dict[uuid.UUID, Execution] = {}
+        self._inflight_lock = threading.Lock()
+        self._events_written: dict[uuid.UUID, int] = {}
+        self._running_shown: frozenset[uuid.UUID] = frozenset()
+        self._write_lock = threading.Lock()  # one batch at a time (the thread, flush(), close())
+        self._ticks: list[Callable[[], None]] = []
+        self._wake = threading.Event()
+        self._stop = False
+        self._next_expiry = 0.0
+        self.dropped = 0
+        self.failed_batches = 0
+        self.written = 0
+        self._thread = threading.Thread(target=self._run, name="history-writer", daemon=True)
+        self._thread.start()
+
+    # ---- the statement's side: cheap, never raising ------------------------------------------------------------
+
+    def max_sample_rate(self) -> float:
+        return self._settings().max_sample_rate
+
+    def session_started(self, record: SessionRecord) -> None:
+        if len(self._sessions) < MAX_PENDING:
+            self._sessions.append(record)
+        else:
+            self.dropped += 1
+
+    def began(self, execution: Execution) -> None:
+        with self._inflight_lock:
+            self._inflight[execution.execution_id] = execution
+
+    def finished(self, execution: Execution) -> None:
+        with self._inflight_lock:
+            self._inflight.pop(execution.execution_id, None)
+        if len(self._finished) < MAX_PENDING:
+            self._finished.append(execution)
+        else:
+            self.dropped += 1
+
+    def on_tick(self, callback: Callable[[], None]) -> None:
+        self._ticks.append(callback)
+
+    # ---- the writer ----------------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop:
+            self._wake.wait(self._interval)
+            self._wake.clear()
+            for callback in self._ticks:
+                try:
+                    callback()
+                except Exception:
+                    log.exception("history tick failed")
+            self.flush()
+
+    def flush(self) -> None:
+        with self._write_lock:
+            try:
+                self._write_batch()
+                if time.monotonic() >= self._next_expiry:
+                    self._next_expiry = time.monotonic() + RETENTION_CHECK
+                    self._db.expire(now() - self._settings().retention)
+            except Exception:
+                self.failed_batches += 1
+                log.exception("writing the statement history failed; this batch is dropped")
+
+    def _write_batch(self) -> None:
+        sessions = [self._sessions.popleft().row() for _ in range(len(self._sessions))]
+        done = [self._finished.popleft() for _ in range(len(self._finished))]
+        with self._inflight_lock:
+            inflight = list(self._inflight.values())
+        executions: list[HistoryRow] = []
+        events: list[HistoryRow] = []
+        for execution in done:
+            executions.append(_row(execution))
+            events.extend(self._new_events(execution))
+            self._events_written.pop(execution.execution_id, None)
+        running_ids = frozenset(x.execution_id for x in inflight)
+        running: list[HistoryRow] | None = None
+        if running_ids != self._running_shown:
+            running = [_row(x) for x in inflight]
+        for execution in inflight:
+            events.extend(self._new_events(execution))
+            self._events_written[execution.execution_id] = len(execution.events)
+        if not (sessions or executions or events or running is not None):
+            return
+        self._db.write(sessions, executions, events, running)
+        self._running_shown = running_ids
+        self.written += len(executions)
+
+    def _new_events(self, execution: Execution) -> list[HistoryRow]:
+        first = self._events_written.get(execution.execution_id, 0)
+        key = str(execution.execution_id)
+        return [(key, kind, at) for kind, at in execution.events[first:]]
+
+    def close(self) -> None:
+        self._stop = True
+        self._wake.set()
+        self._thread.join(timeout=5)
+        self.flush()
+        self._db.close()
+
+
+_kept = functools.lru_cache(maxsize=2048)(keep)
+_CACHED_TEXT = 4096  # shorter texts (the repeated ones) are hashed and redacted once
+
+
+def _row(execution: Execution) -> HistoryRow:
+    text = execution.sql
+    return execution.row(*(_kept(text) if len(text) <= _CACHED_TEXT else keep(text)))

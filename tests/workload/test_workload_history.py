@@ -1,0 +1,194 @@
+"""The statement history (mz_recent_activity_log and friends) as psycopg and psql users see it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.support.server import SparkwireServer
+from tests.workload.conftest import poll
+
+_LOG = (
+    "SELECT finished_status, error_message, rows_returned, execution_strategy, statement_type, authenticated_user, "
+    "params, prepared_statement_name, redacted_sql, octet_length(sql_hash), finished_at >= began_at, sample_rate "
+    "FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s"
+)
+
+
+def _marker() -> str:
+    return "m" + uuid.uuid4().hex[:12]
+
+
+def _logged(sw: psycopg.Connection[tuple[object, ...]], marker: str) -> list[tuple[object, ...]]:
+    return poll(sw, _LOG, (f"%{marker}%",), until=lambda rows: any(r[0] is not None for r in rows))
+
+
+def test_a_query_is_logged_with_its_outcome(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    with psycopg.connect(sw.info.dsn, autocommit=True) as other:
+        other.execute(f"SELECT 'secret', 42 AS {marker}").fetchall()
+    (row,) = _logged(sw, marker)
+    status, error, rows, strategy, kind, user, params, name, redacted, hash_len, ordered, rate = row
+    assert (status, error, rows, strategy, kind, user) == ("success", None, 1, "constant", "select", "materialize")
+    assert params == [] and name == "" and hash_len == 32 and ordered is True and rate == 1.0
+    assert redacted == f"SELECT █, █ AS {marker}"
+
+
+def test_errors_are_logged_with_their_message(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    with psycopg.connect(sw.info.dsn, autocommit=True) as other:
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            other.execute(f"SELECT 1 / 0 AS {marker}")
+        with pytest.raises(psycopg.errors.SyntaxError):
+            other.execute(f"SELEC {marker}")
+        assert other.execute("SELECT 1").fetchone() == (1,)  # the session stays usable
+    rows = poll(
+        sw,
+        "SELECT finished_status, error_message FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s "
+        "ORDER BY began_at",
+        (f"%{marker}%",),
+        until=lambda r: len(r) == 2,
+    )
+    assert rows == [("error", "division by zero"), ("error", 'syntax error at or near "SELEC"')]
+
+
+def test_extended_protocol_params_and_prepared_names(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    with psycopg.connect(sw.info.dsn, autocommit=True) as other:
+        other.execute(f"SELECT %s::int + 1 AS {marker}", (41,)).fetchall()
+        cur = other.cursor()
+        for value in (1, 2):  # psycopg prepares a statement the third time; prepare=True does it now
+            cur.execute(f"SELECT %s::text AS {marker}_p", (f"v{value}",), prepare=True).fetchall()
+    rows = poll(
+        sw,
+        "SELECT params, prepared_statement_name <> '', rows_returned, statement_type "
+        "FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s ORDER BY began_at",
+        (f"%{marker}%",),
+        until=lambda r: len(r) == 3,
+    )
+    assert rows == [(["41"], False, 1, "select"), (["v1"], True, 1, "select"), (["v2"], True, 1, "select")]
+
+
+def test_lifecycle_and_sql_text(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    sw.execute(f"SELECT 7 AS {marker}").fetchall()
+    (execution_id,) = poll(
+        sw,
+        "SELECT execution_id FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s AND finished_at IS NOT NULL",
+        (f"%{marker}%",),
+    )[0]
+    events = [r[0] for r in sw.execute(
+        "SELECT event_type FROM mz_internal.mz_statement_lifecycle_history WHERE statement_id = %s "
+        "ORDER BY occurred_at", (execution_id,)
+    )]  # fmt: skip
+    assert events == ["execution-began", "compute-dependencies-finished", "execution-finished"]
+    texts = sw.execute(
+        "SELECT t.sql, t.redacted_sql FROM mz_internal.mz_sql_text t JOIN mz_internal.mz_recent_activity_log l "
+        "USING (sql_hash) WHERE l.execution_id = %s",
+        (execution_id,),
+    ).fetchall()
+    assert texts == [(f"SELECT 7 AS {marker}", f"SELECT █ AS {marker}")]
+    sessions = sw.execute(
+        "SELECT count(*) FROM mz_internal.mz_session_history h JOIN mz_internal.mz_recent_activity_log l "
+        "USING (session_id) WHERE l.execution_id = %s AND h.authenticated_user = 'materialize'",
+        (execution_id,),
+    ).fetchone()
+    assert sessions == (1,)
+
+
+def test_sampling_follows_the_session_and_system_rates(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    with pytest.raises(psycopg.errors.CantChangeRuntimeParam):
+        sw.execute("SET statement_logging_max_sample_rate = 0.5")
+    with psycopg.connect(sw.info.dsn, autocommit=True) as other:
+        other.execute("SET statement_logging_sample_rate = 0")
+        other.execute(f"SELECT 1 AS {marker}_hidden").fetchall()
+        other.execute("SET statement_logging_sample_rate = 1")
+        other.execute(f"SELECT 1 AS {marker}_shown").fetchall()
+    rows = poll(
+        sw,
+        "SELECT sql FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
+        (f"%{marker}%",),
+        until=lambda r: len(r) >= 1,
+    )
+    assert rows == [(f"SELECT 1 AS {marker}_shown",)]
+
+
+def test_a_huge_statement_is_logged_truncated(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    huge = f"SELECT '{'x' * 1_100_000}' AS {marker}"
+    with psycopg.connect(sw.info.dsn, autocommit=True) as other, pytest.raises(psycopg.errors.ProgramLimitExceeded):
+        other.execute(huge)
+    rows = poll(
+        sw,
+        "SELECT finished_status, length(sql), sql LIKE %s "
+        "FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s AND began_at > now() - INTERVAL '1 minute'",
+        (f"%… [truncated: {len(huge)} bytes]", "SELECT 'xxxxxxxx%"),
+    )
+    assert rows and rows[-1][0] == "error" and rows[-1][1] < 70_000 and rows[-1][2] is True
+
+
+@pytest.fixture
+def role(sw: psycopg.Connection[tuple[object, ...]]) -> Iterator[str]:
+    name = "hist_" + uuid.uuid4().hex[:8]
+    sw.execute(f"CREATE ROLE {name} LOGIN")
+    yield name
+    sw.execute(f"DROP ROLE {name}")
+
+
+def test_every_role_reads_its_own_statements(sw: psycopg.Connection[tuple[object, ...]], role: str) -> None:
+    marker = _marker()
+    sw.execute(f"SELECT 1 AS {marker}_admin").fetchall()
+    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    with psycopg.connect(dsn, autocommit=True) as mine:
+        mine.execute(f"SELECT 1 AS {marker}_mine").fetchall()
+        seen = poll(
+            mine,
+            "SELECT sql, authenticated_user FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
+            (f"%{marker}%",),
+        )
+        assert seen == [(f"SELECT 1 AS {marker}_mine", role)]
+        redacted = mine.execute(
+            "SELECT redacted_sql FROM mz_internal.mz_recent_activity_log_redacted WHERE redacted_sql LIKE %s",
+            (f"%{marker}%",),
+        ).fetchall()
+        assert redacted == [(f"SELECT █ AS {marker}_mine",)]
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            mine.execute("SELECT * FROM mz_internal.mz_sql_text")
+        with pytest.raises(psycopg.errors.InvalidCatalogName):  # the history's own database is no name of SQL's
+            mine.execute("SELECT * FROM sw_history.main.executions")
+    sw.execute(f"GRANT mz_monitor TO {role}")
+    with psycopg.connect(dsn, autocommit=True) as monitor:
+        both = monitor.execute(
+            "SELECT count(*) FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s", (f"%{marker}%",)
+        ).fetchone()
+        assert both == (2,)
+
+
+def test_history_survives_a_restart(tmp_path: Path) -> None:
+    marker = _marker()
+    server = SparkwireServer.start(tmp_path / "data", "--spark-start", "on-demand")
+    try:
+        with psycopg.connect(server.dsn, autocommit=True) as conn:
+            conn.execute(f"SELECT 5 AS {marker}").fetchall()
+            poll(conn, _LOG, (f"%{marker}%",), until=lambda rows: any(r[0] is not None for r in rows))
+    finally:
+        server.stop()
+    server = SparkwireServer.start(tmp_path / "data", "--spark-start", "on-demand")
+    try:
+        with psycopg.connect(server.dsn, autocommit=True) as conn:
+            rows = conn.execute(
+                "SELECT finished_status, rows_returned FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
+                (f"%{marker}%",),
+            ).fetchall()
+            sessions = poll(  # the first run's session and this one (written within a tick)
+                conn, "SELECT count(*) FROM mz_internal.mz_session_history", until=lambda r: r[0][0] >= 2
+            )[0]
+    finally:
+        server.stop()
+    assert rows == [("success", 1)]
+    assert sessions[0] >= 2

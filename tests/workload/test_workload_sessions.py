@@ -1,0 +1,144 @@
+"""pg_stat_activity and mz_active_peeks while statements run, and pg_cancel_backend / pg_terminate_backend with
+PostgreSQL's privilege rules, through psycopg."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from tests.workload.conftest import poll
+
+Conn = psycopg.Connection[tuple[object, ...]]
+
+
+def _sleeper(dsn: str, seconds: float, outcome: list[BaseException | None]) -> tuple[threading.Thread, int]:
+    """A session sleeping on the introspection engine in a thread; its pid; what it ends with in `outcome`."""
+    conn = psycopg.connect(dsn, autocommit=True)
+    pid = conn.info.backend_pid
+
+    def run() -> None:
+        try:
+            conn.execute(f"SELECT pg_sleep({seconds})").fetchall()
+            outcome.append(None)
+        except BaseException as exc:  # the test inspects it
+            outcome.append(exc)
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, pid
+
+
+def test_own_row_is_active_with_its_query(sw: Conn) -> None:
+    pid = sw.info.backend_pid
+    row = sw.execute(
+        "SELECT state, query, query_start IS NOT NULL, backend_type FROM pg_stat_activity WHERE pid = %s", (pid,)
+    ).fetchone()
+    assert row == (
+        "active",
+        "SELECT state, query, query_start IS NOT NULL, backend_type FROM pg_stat_activity WHERE pid = $1",
+        True,
+        "client backend",
+    )
+
+
+def test_another_sessions_states(sw: Conn) -> None:
+    outcome: list[BaseException | None] = []
+    thread, pid = _sleeper(sw.info.dsn, 1.5, outcome)
+    rows = poll(
+        sw,
+        "SELECT state, query FROM pg_stat_activity WHERE pid = %s",
+        (pid,),
+        until=lambda r: bool(r) and r[0][0] == "active",
+    )
+    assert rows == [("active", "SELECT pg_sleep(1.5)")]
+    peeks = sw.execute(
+        "SELECT type FROM mz_internal.mz_active_peeks p JOIN mz_internal.mz_recent_activity_log l "
+        "ON p.id = l.execution_id WHERE l.sql = 'SELECT pg_sleep(1.5)' AND l.finished_at IS NULL"
+    ).fetchall()
+    assert peeks in ([], [(None,)], [("introspection",)])  # in flight: shown once the writer's tick saw it
+    thread.join()
+    assert outcome == [None]
+    gone = poll(sw, "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,), until=lambda r: r[0][0] == 0)
+    assert gone == [(0,)]
+
+
+def test_idle_in_transaction(sw: Conn) -> None:
+    with psycopg.connect(sw.info.dsn) as other:  # not autocommit: psycopg opens a block
+        other.execute("SELECT 1").fetchall()
+        rows = poll(
+            sw,
+            "SELECT state, xact_start IS NOT NULL FROM pg_stat_activity WHERE pid = %s",
+            (other.info.backend_pid,),
+            until=lambda r: bool(r) and r[0][0] != "active",
+        )
+        assert rows == [("idle in transaction", True)]
+        other.rollback()
+        rows = poll(
+            sw,
+            "SELECT state, query FROM pg_stat_activity WHERE pid = %s",
+            (other.info.backend_pid,),
+            until=lambda r: bool(r) and r[0][0] == "idle",
+        )
+        assert rows == [("idle", "ROLLBACK")]
+
+
+def test_cancel_backend(sw: Conn) -> None:
+    outcome: list[BaseException | None] = []
+    thread, pid = _sleeper(sw.info.dsn, 30, outcome)
+    poll(sw, "SELECT state FROM pg_stat_activity WHERE pid = %s", (pid,), until=lambda r: r == [("active",)])
+    assert sw.execute("SELECT pg_cancel_backend(%s)", (pid,)).fetchone() == (True,)
+    thread.join(timeout=20)
+    assert len(outcome) == 1 and isinstance(outcome[0], psycopg.errors.QueryCanceled)
+    status = poll(
+        sw,
+        "SELECT finished_status FROM mz_internal.mz_recent_activity_log WHERE session_id = "
+        "(SELECT session_id FROM mz_internal.mz_recent_activity_log WHERE sql = 'SELECT pg_sleep(30)' "
+        "ORDER BY began_at DESC LIMIT 1) AND sql = 'SELECT pg_sleep(30)'",
+        until=lambda r: bool(r) and r[0][0] is not None,
+    )
+    assert status == [("canceled",)]
+
+
+def test_unknown_pid_warns_and_answers_false(sw: Conn) -> None:
+    notices: list[str] = []
+    sw.add_notice_handler(lambda d: notices.append(str(d.message_primary)))
+    assert sw.execute("SELECT pg_cancel_backend(12345)").fetchone() == (False,)
+    assert notices == ["PID 12345 is not a PostgreSQL backend process"]
+
+
+def test_terminate_backend(sw: Conn) -> None:
+    other = psycopg.connect(sw.info.dsn, autocommit=True)
+    try:
+        pid = other.info.backend_pid
+        assert sw.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+        with pytest.raises(psycopg.OperationalError, match="terminating connection due to administrator command"):
+            other.execute("SELECT 1")
+    finally:
+        other.close()
+    gone = poll(sw, "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,), until=lambda r: r[0][0] == 0)
+    assert gone == [(0,)]
+
+
+@pytest.fixture
+def role(sw: Conn) -> Iterator[str]:
+    name = "sig_" + uuid.uuid4().hex[:8]
+    sw.execute(f"CREATE ROLE {name} LOGIN")
+    yield name
+    sw.execute(f"DROP ROLE {name}")
+
+
+def test_signal_privileges(sw: Conn, role: str) -> None:
+    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    with psycopg.connect(dsn, autocommit=True) as mine, psycopg.connect(dsn, autocommit=True) as twin:
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="must be a superuser to cancel superuser"):
+            mine.execute("SELECT pg_cancel_backend(%s)", (sw.info.backend_pid,))
+        with pytest.raises(psycopg.errors.InsufficientPrivilege, match="superuser to terminate superuser process"):
+            mine.execute("SELECT pg_terminate_backend(%s)", (sw.info.backend_pid,))
+        assert mine.execute("SELECT pg_cancel_backend(%s)", (twin.info.backend_pid,)).fetchone() == (True,)
+        assert twin.execute("SELECT 1").fetchone() == (1,)  # a cancel with nothing running does nothing
