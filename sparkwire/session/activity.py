@@ -126,6 +126,7 @@ class Activity:
         variables = self._s.vars
         rate = min(float(variables.get("statement_logging_sample_rate")), w.history.max_sample_rate())
         if rate <= 0.0 or (rate < 1.0 and random.random() >= rate):
+            self._s.user.execution_id = ""
             return None
         cluster = variables.get("cluster")
         began = now()
@@ -148,6 +149,7 @@ class Activity:
             began_at=began,
         )
         self._open[execution.execution_id] = execution
+        self._s.user.execution_id = str(execution.execution_id)  # its Spark jobs carry it (mz_spark_jobs)
         w.history.began(execution)
         return execution
 

@@ -192,3 +192,21 @@ def test_history_survives_a_restart(tmp_path: Path) -> None:
         server.stop()
     assert rows == [("success", 1)]
     assert sessions[0] >= 2
+
+
+def test_spark_jobs_name_their_statement(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    sw.execute(f"CREATE TABLE {marker} (a int)")
+    try:
+        sw.execute(f"INSERT INTO {marker} VALUES (1), (2), (3)")
+        assert sw.execute(f"SELECT sum(a) AS {marker}_sum FROM {marker}").fetchall() == [(6,)]
+        rows = poll(
+            sw,
+            "SELECT l.execution_strategy, l.rows_returned, count(j.job_id) FROM mz_internal.mz_recent_activity_log l "
+            "JOIN mz_internal.mz_spark_jobs j ON j.execution_id = l.execution_id::text "
+            "WHERE l.sql LIKE %s AND l.finished_at IS NOT NULL GROUP BY 1, 2",
+            (f"%{marker}_sum%",),
+        )
+        assert len(rows) == 1 and rows[0][:2] == ("standard", 1) and rows[0][2] >= 1
+    finally:
+        sw.execute(f"DROP TABLE {marker}")
