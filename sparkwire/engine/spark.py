@@ -50,7 +50,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 
 from sparkwire import errors
-from sparkwire.engine.spark_config import spark_conf
+from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
 
 log = logging.getLogger(__name__)
@@ -163,6 +163,8 @@ class SparkEngine:
     def _start(self) -> None:
         try:
             _silence_pyspark_loggers()
+            if self._remote is None:
+                below_the_server(SPARK_NICENESS)  # the JVM this thread launches yields the CPU to the server
             conf = spark_conf(self._data_dir, shuffle_partitions=self._shuffle_partitions)
             conf.update(self._extra_conf)
             builder = SparkSession.builder

@@ -7,11 +7,22 @@ mode on (overflow, bad casts and division by zero raise, like PostgreSQL), sessi
 substitution inside SQL text, no UI and no console progress bar, Arrow for PySpark conversions, FAIR scheduling whose
 `default` pool is itself FAIR so that a short query does not queue behind a long one (Spark does not preempt running
 tasks: a short query still waits for a free task slot, so long queries need many short tasks).
+`below_the_server(SPARK_NICENESS)`, called on the thread that starts Spark, runs the embedded JVM at a lower CPU
+priority than the server, so that what never needs Spark keeps answering while Spark saturates the machine.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import threading
 from pathlib import Path
+
+log = logging.getLogger(__name__)
+# The embedded JVM runs at this nice value: under full CPU load, the server's own threads (the wire, the planner,
+# the introspection store) get about nine times its share, so catalog and introspection queries answer while Spark
+# saturates every core (seed 000). Idle cores are Spark's whatever its nice value.
+SPARK_NICENESS = 10
 
 LOG4J2 = """\
 rootLogger.level = {level}
@@ -77,3 +88,14 @@ def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = 
         "spark.sql.execution.arrow.pyspark.enabled": "true",
         "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
     }
+
+
+def below_the_server(niceness: int) -> None:
+    """Lower the calling thread's CPU priority to `niceness`: on Linux nice values are per thread and a process
+    started from this thread (the Spark JVM, through spark-submit) inherits it, with every thread it makes. Call it
+    on a thread of its own (the Spark start thread), never on one that serves clients. Best effort: a failure is
+    logged and changes nothing."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
+    except OSError:
+        log.warning("could not lower the Spark JVM's CPU priority", exc_info=True)
