@@ -2,15 +2,16 @@
 
 Contract: `SparkStatusReader(engine)` reads the live status of the engine's current SparkContext, reached through
 `engine.session` at every read (its JVM handles are kept only while that is the same session, so after a restart it
-reads the new one). `read(known)` returns a `SparkStatus`: the newest jobs (a window of `JOB_WINDOW`, widened to
-`MAX_JOBS` when every job in it is newer than `known.newest_job`), every running job, every active or pending
-stage, the final state of the jobs and stages the caller last saw open (`known`), and the stages of every ended job
-not yet in `known.settled_jobs`; or None when Spark is not ready or runs as Spark Connect (there is no SparkContext
-in this process, so no status to read). It never takes an engine lock and never submits a Spark job: it asks the
-driver's `AppStatusStore` (what Spark's UI and REST API show, kept up to date by Spark's own listener) and has the
-JVM serialize the answer to JSON with Jackson, as Spark's REST API does, so a read is a handful of py4j calls
-whatever the number of jobs. Failures raise (the caller logs them); nothing here reaches a client (Spark's call-site
-`details` are not read).
+reads the new one). `read(known)` returns a `SparkStatus`: the jobs newer than `known.newest_job` (at most
+`MAX_JOBS`), every running job, every active or pending stage, the final state of the jobs and stages the caller
+last saw open (`known`), and the stages of every ended job not yet in `known.settled_jobs` (what `known` says of
+another SparkContext than `known.app_id` is ignored); or None when Spark is not ready or runs as Spark Connect
+(there is no SparkContext in this process, so no status to read). It never takes an engine lock and never submits a
+Spark job: it asks the driver's `AppStatusStore` (what Spark's UI and REST API show, kept up to date by Spark's own
+listener) and has the JVM serialize the answer to JSON with Jackson, as Spark's REST API does, so a read is a
+handful of py4j calls whatever the number of jobs (answers stay small: py4j takes ~40 ms for one of tens of
+kilobytes, so only new and open work is asked for). Failures raise (the caller logs them); nothing here reaches a
+client (Spark's call-site `details` are not read).
 
 Values: ids as Spark numbers them (per SparkContext: a restart starts again at 0, `app_id` tells them apart),
 statuses lower-cased (jobs: running, succeeded, failed, unknown; stages: active, complete, pending, skipped, failed),
@@ -25,7 +26,6 @@ from typing import Any
 
 from sparkwire.engine.spark import SparkEngine
 
-JOB_WINDOW = 32
 MAX_JOBS = 1000
 _OPEN_STAGE_STATUSES = ("ACTIVE", "PENDING")
 
@@ -81,6 +81,7 @@ class Known:
     """What the caller already holds: the newest job id it saw (-1: none), the jobs and stages it last saw open,
     and the ended jobs whose stages it has read since they ended."""
 
+    app_id: str | None = None
     newest_job: int = -1
     open_jobs: frozenset[int] = frozenset()
     open_stages: frozenset[int] = frozenset()
@@ -201,9 +202,14 @@ class SparkStatusReader:
         if jvm is None:
             return None
         store = jvm.store
-        jobs = {j.job_id: j for j in map(job_of, jvm.json(store.jobsList(None).take(JOB_WINDOW)))}
-        if len(jobs) == JOB_WINDOW and min(jobs) > known.newest_job + 1:  # more new jobs than the window holds
-            jobs = {j.job_id: j for j in map(job_of, jvm.json(store.jobsList(None).take(MAX_JOBS)))}
+        if known.app_id != jvm.app_id:
+            known = Known(jvm.app_id)
+        listed = store.jobsList(None)  # newest first; a lazy Scala view, forced only as far as `take` goes
+        newest = int(listed.head().jobId()) if listed.nonEmpty() else -1
+        jobs: dict[int, Job] = {}
+        if newest > known.newest_job:  # only the new jobs: small answers (a large one costs py4j ~40 ms)
+            fresh = min(newest - known.newest_job, MAX_JOBS)
+            jobs.update((j.job_id, j) for j in map(job_of, jvm.json(listed.take(fresh))))
         jobs.update((j.job_id, j) for j in map(job_of, jvm.json(store.jobsList(jvm.running))))
         for job_id in known.open_jobs - jobs.keys():
             try:

@@ -2,8 +2,8 @@
 
 Contract: `SparkJobsFeed(engine, read)` (after `store.install`) owns a DuckDB connection and, once `start()`ed, a
 daemon thread that polls `read(known)` (an `engine.spark_status.SparkStatusReader.read`: Spark's own status store,
-never a Spark job) every `BUSY_SECONDS` while Spark has work open and every `IDLE_SECONDS` otherwise, and writes what
-changed into the two relations: one autocommitted DuckDB transaction per poll that changed something (deletes and
+never a Spark job) every `BUSY_SECONDS` (`IDLE_SECONDS` when Spark has no work open; an idle poll costs ~1 ms) and
+writes what changed into the two relations: one DuckDB transaction per poll that changed something (deletes and
 inserts of the changed rows only), nothing otherwise. It keeps the newest `KEEP_JOBS` jobs (older finished ones and
 their stages leave the relations); when the SparkContext changes (a restart) the relations start afresh, since Spark
 numbers jobs anew. `read` returning None (Spark not started, or Spark Connect, which has no SparkContext in this
@@ -29,8 +29,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pyarrow as pa
-
 from sparkwire.engine.duckdb import DuckDBConnection, DuckDBEngine
 from sparkwire.engine.spark_status import Job, Known, SparkStatus, Stage
 from sparkwire.introspection.tables import column_sqls, table_sql
@@ -38,10 +36,11 @@ from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES,
 
 log = logging.getLogger(__name__)
 
-BUSY_SECONDS = 0.25
+BUSY_SECONDS = 0.5
 IDLE_SECONDS = 0.5
 ERROR_SECONDS = 2.0
 KEEP_JOBS = 1000
+_ATTEMPTS = 1 << 16  # a stage's key for DELETE: stage_id * _ATTEMPTS + attempt_id
 _JOBS_REL = relation(SPARK_JOBS)
 _STAGES_REL = relation(SPARK_STAGES)
 _SPARKWIRE_TAG = re.compile(r"sw-\d+(?:\.(?P<execution>.+))?\Z")
@@ -100,6 +99,8 @@ class SparkJobsFeed:
         self._jobs: dict[int, Job] = {}
         self._stages: dict[StageKey, Stage] = {}
         self._settled: set[int] = set()
+        self._owners: dict[int, int] = {}  # stage id -> the first job that lists it
+        self._attempts: dict[int, set[int]] = {}  # stage id -> its attempts
         self._written_jobs: dict[int, Values] = {}
         self._written_stages: dict[StageKey, Values] = {}
         self._last_error: str | None = None
@@ -137,6 +138,7 @@ class SparkJobsFeed:
     def _known(self) -> Known:
         with self._lock:
             return Known(
+                app_id=self._app,
                 newest_job=max(self._jobs, default=-1),
                 open_jobs=frozenset(j.job_id for j in self._jobs.values() if j.status == "running"),
                 open_stages=frozenset(k[0] for k, s in self._stages.items() if s.status in ("active", "pending")),
@@ -148,19 +150,36 @@ class SparkJobsFeed:
         status = self._read(self._known())
         if status is None:
             return False
+        if status.app_id == self._app and not status.jobs and not status.stages:
+            return False  # nothing new and nothing open
         with self._lock:
             if status.app_id != self._app:
                 self._app = status.app_id
-                self._jobs.clear()
-                self._stages.clear()
+                for bookkeeping in (self._jobs, self._stages, self._owners, self._attempts):
+                    bookkeeping.clear()
                 self._settled.clear()
-            self._jobs.update((job.job_id, job) for job in status.jobs)
-            self._stages.update(((s.stage_id, s.attempt_id), s) for s in status.stages)
+            for job in status.jobs:
+                self._jobs[job.job_id] = job
+                for stage_id in job.stage_ids:
+                    if self._owners.get(stage_id, job.job_id) >= job.job_id:
+                        self._owners[stage_id] = job.job_id
+            for stage in status.stages:
+                self._stages[(stage.stage_id, stage.attempt_id)] = stage
+                self._attempts.setdefault(stage.stage_id, set()).add(stage.attempt_id)
             self._settled.update(job.job_id for job in status.jobs if job.status != "running")
             self._forget_old_jobs()
-            job_rows, stage_rows = self._rows()
+            changed_jobs = {job.job_id for job in status.jobs}
+            touched_jobs = changed_jobs | {self._owners.get(s.stage_id, -1) for s in status.stages}
+            touched_stages = {(s.stage_id, s.attempt_id) for s in status.stages} | {
+                (stage_id, attempt) for job_id in changed_jobs for stage_id in self._jobs[job_id].stage_ids
+                for attempt in self._attempts.get(stage_id, ())
+            }  # fmt: skip
+            job_rows = {i: self._job_row(self._jobs[i]) for i in touched_jobs if i in self._jobs}
+            stage_rows = {k: self._stage_row(self._stages[k]) for k in touched_stages if k in self._stages}
             busy = any(job.status == "running" for job in self._jobs.values())
-        self._write(job_rows, stage_rows)
+            gone_jobs = [k for k in self._written_jobs if k not in self._jobs]
+            gone_stages = [k for k in self._written_stages if k not in self._stages]
+        self._write(job_rows, stage_rows, gone_jobs, gone_stages)
         return busy
 
     def _forget_old_jobs(self) -> None:
@@ -170,56 +189,61 @@ class SparkJobsFeed:
         for job_id in ended[: len(self._jobs) - self._keep]:
             del self._jobs[job_id]
             self._settled.discard(job_id)
-        owners = self._stage_owners()
-        for key in [key for key in self._stages if key[0] not in owners]:
-            del self._stages[key]
-
-    def _stage_owners(self) -> dict[int, int]:
-        owners: dict[int, int] = {}
+        self._owners = {}
         for job_id in sorted(self._jobs, reverse=True):
-            for stage_id in self._jobs[job_id].stage_ids:
-                owners[stage_id] = job_id
-        return owners
+            self._owners.update((stage_id, job_id) for stage_id in self._jobs[job_id].stage_ids)
+        for key in [key for key in self._stages if key[0] not in self._owners]:
+            del self._stages[key]
+            self._attempts.pop(key[0], None)
 
-    def _rows(self) -> tuple[dict[int, Values], dict[StageKey, Values]]:
-        owners = self._stage_owners()
-        attempts: dict[int, list[Stage]] = {}
-        for (stage_id, _), stage in sorted(self._stages.items()):
-            attempts.setdefault(stage_id, []).append(stage)
-        stage_rows: dict[StageKey, Values] = {}
-        for key, stage in self._stages.items():
-            job = self._jobs.get(owners.get(key[0], -1))
-            execution = tag_of(job)[1] if job is not None else None
-            stage_rows[key] = (
-                stage.stage_id, stage.attempt_id, None if job is None else job.job_id, execution, stage.status,
-                stage.pool, stage.name, stage.num_tasks, stage.num_active_tasks, stage.num_completed_tasks,
-                stage.num_failed_tasks, stage.num_killed_tasks, stage.input_records, stage.input_bytes,
-                stage.output_records, stage.output_bytes, stage.shuffle_read_records, stage.shuffle_read_bytes,
-                stage.shuffle_write_records, stage.shuffle_write_bytes, _time(stage.submitted_at),
-                _time(stage.first_task_at), _time(stage.completed_at),
-            )  # fmt: skip
-        job_rows: dict[int, Values] = {}
-        for job in self._jobs.values():
-            tag, execution = tag_of(job)
-            stages = [s for stage_id in job.stage_ids if owners.get(stage_id) == job.job_id
-                      for s in attempts.get(stage_id, ())]  # fmt: skip
-            pool = next((s.pool for stage_id in sorted(job.stage_ids) for s in attempts.get(stage_id, ())), None)
-            job_rows[job.job_id] = (
-                job.job_id, execution, tag, job.status, pool, len(job.stage_ids), job.num_active_stages,
-                job.num_completed_stages, job.num_skipped_stages, job.num_failed_stages, job.num_tasks,
-                job.num_active_tasks, job.num_completed_tasks, job.num_skipped_tasks, job.num_failed_tasks,
-                job.num_killed_tasks, sum(s.input_records for s in stages), sum(s.input_bytes for s in stages),
-                sum(s.shuffle_read_bytes for s in stages), sum(s.shuffle_write_bytes for s in stages),
-                _time(job.submitted_at), _time(job.completed_at), job.description,
-            )  # fmt: skip
-        return job_rows, stage_rows
+    def _stages_of(self, job: Job) -> list[Stage]:
+        """The attempts of the stages `job` owns."""
+        return [
+            self._stages[(stage_id, attempt)]
+            for stage_id in job.stage_ids
+            if self._owners.get(stage_id) == job.job_id
+            for attempt in sorted(self._attempts.get(stage_id, ()))
+        ]
 
-    def _write(self, job_rows: dict[int, Values], stage_rows: dict[StageKey, Values]) -> None:
-        stale_jobs = [k for k, row in self._written_jobs.items() if job_rows.get(k) != row]
-        new_jobs = [row for k, row in job_rows.items() if self._written_jobs.get(k) != row]
-        stale_stages = [k for k, row in self._written_stages.items() if stage_rows.get(k) != row]
-        new_stages = [row for k, row in stage_rows.items() if self._written_stages.get(k) != row]
-        if not (stale_jobs or new_jobs or stale_stages or new_stages):
+    def _stage_row(self, stage: Stage) -> Values:
+        job = self._jobs.get(self._owners.get(stage.stage_id, -1))
+        execution = tag_of(job)[1] if job is not None else None
+        return (
+            stage.stage_id, stage.attempt_id, None if job is None else job.job_id, execution, stage.status,
+            stage.pool, stage.name, stage.num_tasks, stage.num_active_tasks, stage.num_completed_tasks,
+            stage.num_failed_tasks, stage.num_killed_tasks, stage.input_records, stage.input_bytes,
+            stage.output_records, stage.output_bytes, stage.shuffle_read_records, stage.shuffle_read_bytes,
+            stage.shuffle_write_records, stage.shuffle_write_bytes, _time(stage.submitted_at),
+            _time(stage.first_task_at), _time(stage.completed_at),
+        )  # fmt: skip
+
+    def _job_row(self, job: Job) -> Values:
+        tag, execution = tag_of(job)
+        stages = self._stages_of(job)
+        first = min(job.stage_ids, default=-1)
+        pool = next((s.pool for s in stages if s.stage_id == first), None) or next((s.pool for s in stages), None)
+        return (
+            job.job_id, execution, tag, job.status, pool, len(job.stage_ids), job.num_active_stages,
+            job.num_completed_stages, job.num_skipped_stages, job.num_failed_stages, job.num_tasks,
+            job.num_active_tasks, job.num_completed_tasks, job.num_skipped_tasks, job.num_failed_tasks,
+            job.num_killed_tasks, sum(s.input_records for s in stages), sum(s.input_bytes for s in stages),
+            sum(s.shuffle_read_bytes for s in stages), sum(s.shuffle_write_bytes for s in stages),
+            _time(job.submitted_at), _time(job.completed_at), job.description,
+        )  # fmt: skip
+
+    def _write(
+        self,
+        job_rows: dict[int, Values],
+        stage_rows: dict[StageKey, Values],
+        gone_jobs: list[int],
+        gone_stages: list[StageKey],
+    ) -> None:
+        """Replace the rows that changed and delete those that are gone, in one DuckDB transaction."""
+        jobs = {k: row for k, row in job_rows.items() if self._written_jobs.get(k) != row}
+        stages = {k: row for k, row in stage_rows.items() if self._written_stages.get(k) != row}
+        stale_jobs = [*gone_jobs, *(k for k in jobs if k in self._written_jobs)]
+        stale_stages = [*gone_stages, *(k for k in stages if k in self._written_stages)]
+        if not (jobs or stages or stale_jobs or stale_stages):
             return
         con = self._con
         con.begin()
@@ -227,26 +251,26 @@ class SparkJobsFeed:
             if stale_jobs:
                 con.command(f"DELETE FROM {table_sql(_JOBS_REL)} WHERE list_contains(?, job_id)", (stale_jobs,))
             if stale_stages:
-                keys = pa.table({"s": [k[0] for k in stale_stages], "a": [k[1] for k in stale_stages]})
-                con.register_arrow("sw_stale_stages", keys)
-                try:
-                    con.command(
-                        f"DELETE FROM {table_sql(_STAGES_REL)} t USING sw_stale_stages k "
-                        "WHERE t.stage_id = k.s AND t.attempt_id = k.a"
-                    )
-                finally:
-                    con.unregister("sw_stale_stages")
-            if new_jobs:
-                con.insert_arrow(table_sql(_JOBS_REL), column_sqls(_JOBS_REL), arrow_of(_JOBS_REL, new_jobs))
-            if new_stages:
-                rows = arrow_of(_STAGES_REL, new_stages)
+                keys = [k[0] * _ATTEMPTS + k[1] for k in stale_stages]
+                con.command(
+                    f"DELETE FROM {table_sql(_STAGES_REL)} WHERE list_contains(?, stage_id * {_ATTEMPTS} + attempt_id)",
+                    (keys,),
+                )
+            if jobs:
+                con.insert_arrow(table_sql(_JOBS_REL), column_sqls(_JOBS_REL), arrow_of(_JOBS_REL, list(jobs.values())))
+            if stages:
+                rows = arrow_of(_STAGES_REL, list(stages.values()))
                 con.insert_arrow(table_sql(_STAGES_REL), column_sqls(_STAGES_REL), rows)
             con.commit()
         except BaseException:
             con.rollback()
             raise
-        self._written_jobs = job_rows
-        self._written_stages = stage_rows
+        for k in gone_jobs:
+            self._written_jobs.pop(k, None)
+        for key in gone_stages:
+            self._written_stages.pop(key, None)
+        self._written_jobs.update(jobs)
+        self._written_stages.update(stages)
 
     # ---- progress -----------------------------------------------------------------------------------------
 
