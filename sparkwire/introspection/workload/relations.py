@@ -2,8 +2,8 @@
 
 Contract: `WORKLOAD_RELATIONS` lists them for `introspection.relations`; `SPARK_JOBS`, `SPARK_STAGES`, … name them
 for their writers (`spark_jobs`, `freshness`), which find them with `relation(name)` and build Arrow rows with
-`arrow_of`. Their rows are written by those writers, never rendered from the
-catalog (`from_state=False`).
+`arrow_of`. Their rows are written by those writers, never rendered from the catalog (`from_state=False`), and they
+are `live`: an answer over them is never taken from the result cache.
 
 - `mz_internal.mz_spark_jobs`, `mz_internal.mz_spark_stages` (sparkwire's own): one row per Spark job / stage attempt
   of the running SparkContext, the newest 1,000 jobs and their stages; `execution_id` is the statement that ran it
@@ -62,7 +62,7 @@ REFRESH_COLUMNS = parse_columns(
 
 
 def _relation(name: str, oid: int, columns: tuple[tuple[str, str], ...]) -> BuiltinRelation:
-    return BuiltinRelation("mz_internal", name, oid, columns, no_rows, from_state=False)
+    return BuiltinRelation("mz_internal", name, oid, columns, no_rows, from_state=False, live=True)
 
 
 WORKLOAD_RELATIONS: tuple[BuiltinRelation, ...] = (
