@@ -14,8 +14,13 @@ from collections.abc import Callable, Iterator, Sequence
 import psycopg
 import pytest
 
-from sparkwire.engine.spark_status import Job
-from sparkwire.introspection.workload.spark_jobs import tag_of
+from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.engine.spark_status import Job, SparkStatusReader
+from sparkwire.introspection import store
+from sparkwire.introspection.tables import table_sql
+from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES, relation
+from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed, tag_of
+from tests.support.spark import shared_spark
 
 Conn = psycopg.Connection[tuple[object, ...]]
 Row = tuple[object, ...]
@@ -152,3 +157,36 @@ def test_a_jobs_statement_comes_from_its_sparkwire_tag() -> None:
     assert tag_of(_job("sw-3")) == ("sw-3", None)
     assert tag_of(_job("sparkwire-internal-4", spark_session)) == ("sparkwire-internal-4", None)
     assert tag_of(_job(spark_session)) == (None, None)
+
+
+def test_the_feed_keeps_the_newest_jobs_and_their_stages() -> None:
+    """In process, on the tests' shared Spark: one poll after five tagged statements, keeping three jobs."""
+    spark = shared_spark()
+    marker = uuid.uuid4().hex[:8]
+    tags = [f"sw-{i}.{marker}{i}" for i in range(5)]
+    for i, tag in enumerate(tags):
+        spark.execute_arrow(f"SELECT count(*) FROM range(0, {1000 + i})", job_tag=tag)
+    duck = DuckDBEngine(None)
+    listener = store.install(duck, ())
+    feed = SparkJobsFeed(duck, SparkStatusReader(spark).read, keep_jobs=3)
+    con = duck.connect()
+    try:
+        assert feed.poll() is False  # nothing runs
+        _, batches = con.query(f"SELECT job_id, job_tag, execution_id, status FROM {table_sql(relation(SPARK_JOBS))}")
+        jobs = sorted(tuple(row.values()) for batch in batches for row in batch.to_pylist())
+        assert len(jobs) == 3 and {job[3] for job in jobs} == {"succeeded"}
+        assert jobs[-1][1:3] == (tags[-1], f"{marker}4")
+        _, batches = con.query(f"SELECT DISTINCT job_id FROM {table_sql(relation(SPARK_STAGES))}")
+        assert {row["job_id"] for batch in batches for row in batch.to_pylist()} <= {job[0] for job in jobs}
+        done = feed.progress(tags[-1])
+        assert done is not None and not done.running and done.tasks_done == done.tasks_total > 0
+        assert (
+            done.message() == f"progress: 100% (stage {done.stages_total} of {done.stages_total}, "
+            f"{done.tasks_total}/{done.tasks_total} tasks)"
+        )
+        assert feed.progress("sw-0.none") is None
+    finally:
+        con.close()
+        feed.close()
+        listener.close()
+        duck.close()

@@ -168,7 +168,7 @@ class SparkJobsFeed:
                 self._attempts.setdefault(stage.stage_id, set()).add(stage.attempt_id)
             self._settled.update(job.job_id for job in status.jobs if job.status != "running")
             self._forget_old_jobs()
-            changed_jobs = {job.job_id for job in status.jobs}
+            changed_jobs = {job.job_id for job in status.jobs if job.job_id in self._jobs}  # not forgotten
             touched_jobs = changed_jobs | {self._owners.get(s.stage_id, -1) for s in status.stages}
             touched_stages = {(s.stage_id, s.attempt_id) for s in status.stages} | {
                 (stage_id, attempt) for job_id in changed_jobs for stage_id in self._jobs[job_id].stage_ids
