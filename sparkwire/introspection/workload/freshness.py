@@ -8,10 +8,11 @@ Contract:
   computation at an older snapshot than the one recorded is ignored, as the resident cache ignores it).
 - `FreshnessFeed(engine, log, state, snapshot, lineage)` owns a DuckDB connection and, once `start()`ed, a daemon
   thread that every `TICK_SECONDS` derives the four relations from the log, the catalog state (`state()`) and the
-  latest storage snapshot (`snapshot()`), and rewrites them in one DuckDB transaction when a row changed. It never
-  calls Spark, takes no lock a statement takes, and logs (never raises) a failure. `lineage` gives a relation's base
-  tables and content version (planner/execute/resident.py's `base_tables` and `relation_version`). `tick()` does one
-  round on the caller's thread; `close()` stops and closes.
+  latest storage snapshot (`snapshot()`, taken as any statement takes one), and rewrites them in one DuckDB
+  transaction when a row changed. It never calls Spark, never waits on the resident cache's computations, and logs
+  (never raises) a failure. `lineage` gives a relation's base tables and content version
+  (planner/execute/resident.py's `base_tables` and `relation_version`). `tick()` does one round on the caller's
+  thread; `close()` stops and closes.
 
 How sparkwire's values map onto Materialize's concepts (materialized views are recomputed when stale on read, see
 docs/execution.md; an index holds its relation's resident contents, shared with a materialized view it indexes):
