@@ -116,6 +116,31 @@ def test_a_running_statement_shows_its_jobs_stages_and_progress(sw: Conn, table:
     assert progress[0][0] <= finished[0], "the first progress notice arrives while the statement runs"
 
 
+def test_a_materialized_view_computed_for_a_statement_is_its_work(sw: Conn, table: str) -> None:
+    view = f"{table}_mv"
+    sw.execute(f"CREATE MATERIALIZED VIEW {view} AS SELECT a % 7 AS g, count(*) AS n FROM {table} GROUP BY 1")
+    try:
+        marker = "g_" + uuid.uuid4().hex[:8]
+        assert len(sw.execute(f"SELECT g AS {marker}, n FROM {view}").fetchall()) == 7  # computes the view
+        logged = poll(
+            sw,
+            "SELECT execution_id::text FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
+            (f"%AS {marker}%",),
+            bool,
+        )
+        assert len(logged) == 1, logged
+        jobs = poll(
+            sw,
+            "SELECT job_tag, status FROM mz_internal.mz_spark_jobs WHERE execution_id = %s",
+            (logged[0][0],),
+            lambda rows: any(str(r[0]).startswith("sparkwire-internal-") for r in rows),
+        )
+        kinds = {str(tag).split("-")[0] for tag, _ in jobs}
+        assert kinds == {"sparkwire", "sw"}, jobs  # the view's computation and the query over it
+    finally:
+        sw.execute(f"DROP MATERIALIZED VIEW {view}")
+
+
 def test_progress_notices_is_a_session_variable(sw: Conn) -> None:
     assert sw.execute("SHOW progress_notices").fetchall() == [("off",)]
     sw.execute("SET progress_notices = true")
@@ -156,6 +181,7 @@ def test_a_jobs_statement_comes_from_its_sparkwire_tag() -> None:
     assert tag_of(_job(spark_session, "sw-12.5f0c")) == ("sw-12.5f0c", "5f0c")
     assert tag_of(_job("sw-3")) == ("sw-3", None)
     assert tag_of(_job("sparkwire-internal-4", spark_session)) == ("sparkwire-internal-4", None)
+    assert tag_of(_job("sparkwire-internal-5.5f0c")) == ("sparkwire-internal-5.5f0c", "5f0c")
     assert tag_of(_job(spark_session)) == (None, None)
 
 

@@ -1,12 +1,12 @@
 """Progress notices: while a statement's Spark jobs run, a NOTICE with the share of their tasks done, every few
 seconds (`SET progress_notices = on`).
 
-Contract: `watch(progress, tag, send)` starts a daemon thread that, `FIRST_SECONDS` after the call and then every
-`EVERY_SECONDS` until the returned `stop()` is called, asks `progress(tag)` (`SparkJobsFeed.progress`: Spark's status
-as the feed last read it, never Spark itself) and, when the statement has jobs, calls `send(message)` with e.g.
-`progress: 42% (stage 3 of 5, 120/286 tasks)`. `stop()` returns at once and no message is sent after it. `send`
-runs on the watcher's thread (the session's notice sink takes notices from any thread); an exception in it or in
-`progress` ends the watch silently (logged at DEBUG). The session pays for nothing when the variable is off: no
+Contract: `watch(progress, statement, send)` starts a daemon thread that, `FIRST_SECONDS` after the call and then
+every `EVERY_SECONDS` until the returned `stop()` is called, asks `progress(statement)` (`SparkJobsFeed.progress`:
+Spark's status as the feed last read it, never Spark itself) and, when the statement has jobs, calls `send(message)`
+with e.g. `progress: 42% (stage 3 of 5, 120/286 tasks)`. `stop()` returns at once and no message is sent after it.
+`send` runs on the watcher's thread (the session's notice sink takes notices from any thread); an exception in it or
+in `progress` ends the watch silently (logged at DEBUG). The session pays for nothing when the variable is off: no
 watch is started.
 """
 

@@ -11,12 +11,13 @@ process) leaves the relations as they are. A failure is logged and the next poll
 into a statement, and the feed holds no lock a statement takes (its own lock guards its bookkeeping against
 `progress`). `close()` stops the thread and closes the connection.
 
-`progress(tag)` is what a statement's jobs have done so far (`Progress`), from the last poll, for the progress
-notices: the jobs whose sparkwire tag is `tag`; None before any of them was seen.
+`progress(statement)` is what a statement's jobs have done so far (`Progress`), from the last poll, for the
+progress notices: the jobs tagged `statement` or whose execution id is `statement`; None before any was seen.
 
-Values: a job's `execution_id` and `job_tag` come from its sparkwire tag `sw-<n>.<execution_id>` (or `sw-<n>`, with
-no execution id); other sparkwire work (materialized view and index refreshes: `sparkwire-internal-<n>`) shows its
-tag and a NULL execution id. A job's input and shuffle figures are the sums over its stages; its pool is its first
+Values: a job's `execution_id` and `job_tag` come from its sparkwire tag: `sw-<n>.<execution_id>` (a statement's
+query; `sw-<n>` without an execution id) or `sparkwire-internal-<n>[.<execution_id>]` (a materialized view or index
+computation, with the id of the statement that needed it, if any); a job without one shows NULL for both. A job's
+input and shuffle figures are the sums over its stages; its pool is its first
 stage's scheduler pool. A stage belongs to the first job that lists it (later jobs list it again as skipped).
 """
 
@@ -43,8 +44,7 @@ KEEP_JOBS = 1000
 _ATTEMPTS = 1 << 16  # a stage's key for DELETE: stage_id * _ATTEMPTS + attempt_id
 _JOBS_REL = relation(SPARK_JOBS)
 _STAGES_REL = relation(SPARK_STAGES)
-_SPARKWIRE_TAG = re.compile(r"sw-\d+(?:\.(?P<execution>.+))?\Z")
-_INTERNAL_TAG_PREFIX = "sparkwire-"
+_SPARKWIRE_TAG = re.compile(r"(?:sw|sparkwire-internal)-\d+(?:\.(?P<execution>.+))?\Z")
 
 Read = Callable[[Known], SparkStatus | None]
 StageKey = tuple[int, int]
@@ -79,8 +79,7 @@ def tag_of(job: Job) -> tuple[str | None, str | None]:
         match = _SPARKWIRE_TAG.match(tag)
         if match:
             return tag, match.group("execution")
-    internal = next((tag for tag in job.tags if tag.startswith(_INTERNAL_TAG_PREFIX)), None)
-    return internal, None
+    return None, None
 
 
 def _time(ms: int | None) -> datetime.datetime | None:
@@ -274,9 +273,9 @@ class SparkJobsFeed:
 
     # ---- progress -----------------------------------------------------------------------------------------
 
-    def progress(self, tag: str) -> Progress | None:
+    def progress(self, statement: str) -> Progress | None:
         with self._lock:
-            jobs = [job for job in self._jobs.values() if tag in job.tags]
+            jobs = [job for job in self._jobs.values() if statement in job.tags or tag_of(job)[1] == statement]
         if not jobs:
             return None
         return Progress(

@@ -23,7 +23,10 @@ Contract:
     bulk of `prepare`).
   - `schema(query, params)`: the result's Arrow schema (analysis only); `run(query, params, job_tag, timeout)`: a
     `SparkArrowStream` (cancel with `engine.cancel(job_tag)`: 57014); `explain(query, params)`: Spark's formatted
-    physical plan; `run_arrow(tree, state, names, read, params, param_types)`: prepare + run, as one Arrow table.
+    physical plan; `run_arrow(tree, state, names, read, params, param_types)`: prepare + run, as one Arrow table,
+    under the tag `sparkwire-internal-<n>` (materialized view and index computations), or
+    `sparkwire-internal-<n>.<execution_id>` inside `on_behalf_of(execution_id)` (the statement that needed it:
+    mz_spark_jobs shows it as that statement's work).
   - A `SparkQuery` can be run any number of times; each run reads the same data files.
 - Every failure is a PgError: 42P01/3F000 from name resolution, 0A000 for what is not supported (saying what),
   Spark's errors through engine/spark_errors.py.
@@ -35,7 +38,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +72,7 @@ BuiltinReader = Callable[[exp.Expression], pa.Table]
 _TranslationKey = tuple[str, tuple[tuple[str, tuple[tuple[str, str], ...]], ...]]  # bound text, sources
 _UNTYPED_PARAMETERS = frozenset({"", "UNKNOWN", "NULL", '"NULL"'})
 _internal_tags = itertools.count(1)
+_statement = threading.local()  # the execution id internal computations on this thread are done for
 _TRANSLATIONS = 1024  # memoized translations kept (most recently used)
 
 
@@ -274,5 +279,20 @@ class SparkExecutor:
         param_types: Sequence[str] = (),
     ) -> pa.Table:
         query = self.prepare(tree, state, names, read, param_types)
-        stream = self.run(query, params, f"sparkwire-internal-{next(_internal_tags)}")
+        tag = f"sparkwire-internal-{next(_internal_tags)}"
+        execution_id: str = getattr(_statement, "execution_id", "")
+        if execution_id:
+            tag += "." + execution_id.replace(",", "_")  # Spark job tags may not contain commas
+        stream = self.run(query, params, tag)
         return pa.Table.from_batches(list(stream), schema=stream.schema)
+
+
+@contextmanager
+def on_behalf_of(execution_id: str) -> Iterator[None]:
+    """Internal computations this thread runs meanwhile are tagged with `execution_id` (see `run_arrow`)."""
+    previous: str = getattr(_statement, "execution_id", "")
+    _statement.execution_id = execution_id
+    try:
+        yield
+    finally:
+        _statement.execution_id = previous

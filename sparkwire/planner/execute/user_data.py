@@ -14,8 +14,9 @@ Contract (the session calls it; everything runs on the session's thread except `
 - `cancel()`: cancels the Spark job of the running statement, if any (any thread); True when there was one.
 
 Spark jobs are tagged `sw-<n>` or, when the session set `execution_id`, `sw-<n>.<execution_id>` (mz_spark_jobs shows
-the statement by it); with the session variable `progress_notices` on (read through `setting`), a Spark statement
-sends progress NOTICEs every few seconds (introspection/workload/progress.py).
+the statement by it; so are the materialized view computations its planning needs, see `spark_exec.on_behalf_of`);
+with the session variable `progress_notices` on (read through `setting`), a Spark statement sends progress NOTICEs
+every few seconds (introspection/workload/progress.py).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, SparkRoute, explain_text
 from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
-from sparkwire.planner.execute.spark_exec import ReadContext
+from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.comment import CommentOn
@@ -238,22 +239,25 @@ class UserData:
     ) -> SparkArrowStream:
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
-        query = executor.prepare(with_session_facts(tree, self._ctx), state, names, read, param_types)
         tag = f"sw-{next(_job_numbers)}"
         if self.execution_id:
             tag += "." + self.execution_id.replace(",", "_")  # Spark job tags may not contain commas
-        with self._lock:
-            self._job_tag = tag
-        stop_progress = self._progress_notices(tag)
-        self.waiting("Extension", "SparkJob")
+        stop_progress = self._progress_notices(tag)  # also of the stale materialized views prepare recomputes
         try:
-            return executor.run(query, params, tag, None)
+            with on_behalf_of(self.execution_id):
+                query = executor.prepare(with_session_facts(tree, self._ctx), state, names, read, param_types)
+            with self._lock:
+                self._job_tag = tag
+            self.waiting("Extension", "SparkJob")
+            try:
+                return executor.run(query, params, tag, None)
+            finally:
+                self.waiting(None, None)
+                with self._lock:
+                    self._job_tag = None
         finally:
             if stop_progress is not None:
                 stop_progress()
-            self.waiting(None, None)
-            with self._lock:
-                self._job_tag = None
 
     def _progress_notices(self, tag: str) -> Callable[[], None] | None:
         """With `progress_notices` on, a NOTICE with the statement's Spark progress every few seconds."""
@@ -265,7 +269,7 @@ class UserData:
         def send(message: str) -> None:
             notify(Notice(message=message, severity="NOTICE", sqlstate="00000"))
 
-        return watch_progress(feed.progress, tag, send)
+        return watch_progress(feed.progress, self.execution_id or tag, send)
 
     def query_arrow(self, tree: exp.Expression, txn: WriteTxn | None) -> pa.Table:
         """A query over user relations (INSERT … SELECT, CREATE TABLE AS) as one Arrow table."""
