@@ -219,7 +219,8 @@ class UserData:
         lookup = self._fast_path(plan, state, names, timezone) if txn is None else None
         if lookup is not None:
             self.strategy = "fast-path"
-            table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
+            with on_behalf_of(self.execution_id):  # an index on a stale view recomputes it
+                table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
             return (conform(b, schema) for b in table.to_batches())
         self.strategy = "standard"
         stream = self._run_spark(tree, state, names, read, params, [t[1] for t in plan.param_types])
