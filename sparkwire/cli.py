@@ -1,9 +1,11 @@
 """The `sparkwire` command line: `sparkwire serve --host H --port P --data-dir DIR [--auth …] [--tls-cert F
---tls-key F] [--log-level L]`.
+--tls-key F] [--spark-memory SIZE …] [--log-level L]`.
 
 Contract: logs go to stderr. With `--auth` other than trust the bootstrap superuser's password must be in
 SPARKWIRE_SUPERUSER_PASSWORD (the command refuses to start otherwise, exit status 2); it is kept only as a
-SCRAM verifier. SIGTERM/SIGINT shut the server down gracefully (exit status 0).
+SCRAM verifier. SIGTERM/SIGINT shut the server down gracefully (exit status 0). Spark is sized from the machine
+(`engine/spark_sizing.py`) unless `--spark-memory` and friends say otherwise; a size that does not parse is a usage
+error (exit status 2). The command owns the `SparkEngine` and stops it after the service.
 """
 
 from __future__ import annotations
@@ -19,11 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from sparkwire.console import DEFAULT_PORT as CONSOLE_PORT
+from sparkwire.console import ConsoleServer, Logins, start_console
+from sparkwire.engine.spark import SparkEngine
+from sparkwire.engine.spark_sizing import SparkSizing, parse_size
 from sparkwire.server.auth import AUTH_METHODS, BootstrapPasswords, make_auth_method
 from sparkwire.server.auth.passwords import CatalogPasswords
 from sparkwire.server.connection import ServerContext
 from sparkwire.server.listener import Listener
-from sparkwire.session.service import PlannerService, SparkOptions
+from sparkwire.session.service import PlannerService
 
 SUPERUSER = "materialize"
 PASSWORD_ENV = "SPARKWIRE_SUPERUSER_PASSWORD"
@@ -49,8 +55,38 @@ def parser() -> argparse.ArgumentParser:
         default="background",
         help="start Spark with the server (default) or at the first query that needs it",
     )
+    srv.add_argument("--spark-memory", type=_size, help="driver memory, e.g. 4g (default: a quarter of the RAM)")
+    srv.add_argument("--spark-executor-memory", type=_size, help="executor memory on a cluster (default: as driver)")
+    srv.add_argument("--spark-max-result-size", type=_size, help="largest result Spark collects (default: memory/4)")
+    srv.add_argument("--spark-broadcast-threshold", type=_size, help="largest relation broadcast in a join")
+    srv.add_argument("--spark-shuffle-partitions", type=int, help="shuffle partitions (default: 2 × cores)")
+    srv.add_argument("--http-host", default="127.0.0.1", help="the web console's address (default 127.0.0.1)")
+    srv.add_argument(
+        "--http-port", type=int, default=None, help=f"the web console's port (default {CONSOLE_PORT}; 0: no console)"
+    )
     srv.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return root
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def spark_engine(args: argparse.Namespace) -> SparkEngine:
+    """The Spark engine the flags describe (not started)."""
+    sizing = SparkSizing.for_machine(
+        args.spark_memory,
+        executor_memory=args.spark_executor_memory,
+        max_result_size=args.spark_max_result_size,
+        broadcast_threshold=args.spark_broadcast_threshold,
+        shuffle_partitions=args.spark_shuffle_partitions,
+    )
+    return SparkEngine(
+        args.data_dir.resolve() / "spark", master=args.spark_master, remote=args.spark_remote, sizing=sizing
+    )
 
 
 def _tls_context(cert: Path, key: Path) -> ssl.SSLContext:
@@ -72,8 +108,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log.error("--tls-cert and --tls-key go together")
         return 2
     tls = _tls_context(args.tls_cert, args.tls_key) if args.tls_cert else None
-    spark = SparkOptions(master=args.spark_master, remote=args.spark_remote, start=args.spark_start)
-    service = PlannerService(args.data_dir.resolve(), spark)
+    spark = spark_engine(args)
+    if args.spark_start == "background":
+        spark.start_background()
+    try:
+        service = PlannerService(args.data_dir.resolve(), spark)
+    except BaseException:
+        spark.stop()
+        raise
     # everything built so far (catalog state, builtin relations, type tables) lives as long as the process: keep it
     # out of the collector's full passes, which otherwise show up as tail latency on every connection
     gc.freeze()
@@ -83,6 +125,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ctx = ServerContext(service.new_session, make_auth_method(args.auth, store), tls)
         service.backends = ctx.cancels  # pg_cancel_backend / pg_terminate_backend reach the connections
         listener = Listener(ctx, args.host, args.port)
+        try:
+            console = _start_console(args, service, store, ctx)
+        except (OSError, RuntimeError) as exc:
+            log.error("the web console cannot serve on %s:%s: %s", args.http_host, args.http_port, exc)
+            return 2
 
         def on_signal(signum: int, _frame: FrameType | None) -> None:
             log.info("received %s", signal.Signals(signum).name)
@@ -92,11 +139,50 @@ def cmd_serve(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGINT, on_signal)
         log.info("sparkwire listening on %s:%d (auth %s%s)", args.host, listener.port, args.auth,
                  ", TLS" if tls else "")
-        listener.serve_forever()
+        try:
+            listener.serve_forever()
+        finally:
+            if console is not None:
+                console[0].stop()
+                console[1].close_all()
     finally:
         service.close()
+        spark.stop()
     log.info("sparkwire stopped")
     return 0
+
+
+def _start_console(
+    args: argparse.Namespace, service: PlannerService, store: CatalogPasswords | None, ctx: ServerContext
+) -> tuple[ConsoleServer, Logins] | None:
+    """The web console on its own thread, or None when it is turned off (or the default port is taken)."""
+    port = CONSOLE_PORT if args.http_port is None else args.http_port
+    if port == 0:
+        return None
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert else None
+
+    def login_roles() -> list[str]:
+        return sorted(role.name for role in service.data.state.roles.values() if role.login)
+
+    try:
+        console = start_console(
+            service.new_session,
+            mode="trust" if store is None else "password",
+            verifier=None if store is None else store.scram_verifier,
+            register=ctx.cancels.register,
+            unregister=ctx.cancels.unregister,
+            roles=login_roles,
+            host=args.http_host,
+            port=port,
+            tls=tls,
+        )
+    except OSError as exc:
+        if args.http_port is not None:
+            raise
+        log.warning("web console not started: port %d is not available (%s); use --http-port", port, exc)
+        return None
+    log.info("web console on %s", console[0].url)
+    return console
 
 
 def main(argv: Sequence[str] | None = None) -> int:

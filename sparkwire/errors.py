@@ -263,6 +263,27 @@ def result_too_large(limit: str) -> ProgramLimitExceeded:
     )
 
 
+class OutOfMemory(PgError):
+    sqlstate = "53200"
+
+
+def out_of_memory(detail: str | None = None) -> OutOfMemory:
+    """A statement that needed more memory than the engine has: it is cancelled, the server keeps serving."""
+    return OutOfMemory(
+        "out of memory",
+        detail=detail,
+        hint="The statement needed more memory than the Spark engine has (sparkwire serve --spark-memory); "
+        "narrow it (WHERE, LIMIT, fewer or smaller joins and aggregates) and try again.",
+    )
+
+
+# Class 58 - system error
+class SystemFailure(PgError):
+    """58000: the engine under the statement failed (a dead or wedged Spark); the server itself is fine."""
+
+    sqlstate = "58000"
+
+
 # Class 55 / 57 - object state, operator intervention
 class ObjectNotInPrerequisiteState(PgError):
     sqlstate = "55000"

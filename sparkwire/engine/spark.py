@@ -2,9 +2,12 @@
 
 Contract (the planner's view):
 
-    engine = SparkEngine(data_dir)                # embedded local[*]; or master="spark://h:7077"; or remote="sc://h"
+    engine = SparkEngine(data_dir, sizing=SparkSizing.for_machine())  # embedded local[*]; or master="spark://h:7077";
+                                                  # or remote="sc://h"; sizing: engine/spark_sizing.py
     engine.start_background()                     # cold start (~10 s) in a daemon thread, never in a connection path
     engine.wait_ready(timeout=30) -> bool         # True once the session is up; `is_ready` polls without waiting
+    engine.health() -> SparkHealth                # starting / ready / restarting / failed, restarts, last failure
+    engine.add_restart_listener(fn)               # fn() after a restart, before the new session serves statements
     engine.schema(sql, params=()) -> pa.Schema    # analysis only, no Spark job (queries only)
     engine.prepare(sql, params=()) -> PreparedSpark   # analysis once: .schema, then execute_arrow(prepared, ...)
     engine.execute_arrow(sql_or_prepared, params=(), job_tag=..., timeout=None, pool=None) -> SparkArrowStream
@@ -24,6 +27,17 @@ analysis, so it can return stale results.
 Every failure is a `PgError` (see `spark_errors`); calling before the session is ready raises
 ObjectNotInPrerequisiteState (55000), and a failed start is reported as InternalError with its first line.
 
+Health (embedded and `spark://` masters, where the driver JVM is this process's child): a watchdog
+(`spark_watchdog`) looks every second whether the JVM still runs and its SparkContext is not stopped, and gives a
+JVM that has not answered for 20 s up as wedged. On a failure, or when a statement's call finds the JVM gone, every
+statement in flight fails with SystemFailure (58000, "the Spark engine failed and is restarting: …", with a hint),
+the old JVM is killed and PySpark's process-wide state reset (`spark_process.discard`), and a new session starts in
+the background (retried three times, then `failed`; the next statement that needs Spark tries again). Meanwhile
+`is_ready` is False, so callers wait as they do at start; catalog queries never needed Spark. Restart listeners run
+before the new session is handed out (the planner forgets its temporary views). A statement that runs out of memory
+fails with 53200 (`spark_errors`), and a task's OutOfMemoryError fails the task instead of exiting the JVM
+(`spark_sizing`), so one statement does not take Spark down for the others.
+
 Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow
 (`DataFrame.toArrow()`: Spark sends Arrow batches out of partition order and the driver reorders them, so a lazily
 streamed, ordered result is not available cheaply); the returned `SparkArrowStream` then hands out record batches
@@ -42,16 +56,22 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pyarrow as pa
+from py4j.protocol import Py4JNetworkError  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame, SparkSession
 
 from sparkwire import errors
 from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
+from sparkwire.engine.spark_process import discard, jvm_max_memory, launch, probe
+from sparkwire.engine.spark_sizing import SparkSizing, describe_size
+from sparkwire.engine.spark_watchdog import SparkHealth, SparkWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +86,8 @@ _CONNECT_SETTINGS = (
     "spark.sql.variable.substitute",
 )
 _REINTERRUPT_SECONDS = 0.05
+_RESTART_ATTEMPTS = 3  # a restart launches a new JVM up to 1 + this many times before the engine is "failed"
+_RESTART_PAUSE_SECONDS = 2.0
 
 
 def _silence_pyspark_loggers() -> None:
@@ -121,6 +143,7 @@ class _Running:
     """A statement in flight under one tag; `reason` is set once it is cancelled."""
 
     reason: str | None = None
+    failure: errors.PgError | None = None  # set when the engine failed under the statement
     done: threading.Event = field(default_factory=threading.Event)
 
 
@@ -133,63 +156,155 @@ class SparkEngine:
         *,
         master: str = "local[*]",
         remote: str | None = None,
-        shuffle_partitions: int = 4,
+        shuffle_partitions: int | None = None,
         batch_rows: int = 65536,
         extra_conf: dict[str, str] | None = None,
+        sizing: SparkSizing | None = None,
+        watchdog_interval: float = 1.0,
+        wedged_after: float = 20.0,
     ) -> None:
         self._data_dir = data_dir
         self._master = master
         self._remote = remote
-        self._shuffle_partitions = shuffle_partitions
+        sizing = sizing or SparkSizing.for_machine()
+        self._sizing = sizing if shuffle_partitions is None else sizing.with_shuffle_partitions(shuffle_partitions)
         self._batch_rows = batch_rows
         self._extra_conf = dict(extra_conf or {})
+        self._watchdog_interval = watchdog_interval
+        self._wedged_after = wedged_after
         self._spark: SparkSession | None = None
         self._start_error: BaseException | None = None
-        self._ready = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
         self._running: dict[str, _Running] = {}
+        self._health = SparkHealth("starting")
+        self._generation = 0  # bumped by every failure: a late report about an older session is ignored
+        self._watchdog: SparkWatchdog | None = None
+        self._closing = False
+        self._restart_listeners: list[Callable[[], None]] = []
 
     # ---- lifecycle ----------------------------------------------------------------------------------------
 
+    @property
+    def sizing(self) -> SparkSizing:
+        return self._sizing
+
     def start_background(self) -> None:
-        """Start the session in a daemon thread; idempotent."""
+        """Start the session in a daemon thread; idempotent. After a failed start or failed restarts it tries
+        again (a later statement asks for Spark again)."""
         with self._lock:
-            if self._thread is not None:
+            if self._closing or (self._thread is not None and self._health.state != "failed"):
                 return
-            self._thread = threading.Thread(target=self._start, name="spark-start", daemon=True)
+            restart = self._thread is not None
+            self._health = replace(self._health, state="restarting" if restart else "starting")
+            self._start_error = None
+            self._thread = threading.Thread(target=self._start, args=(1 if restart else 0,), name="spark-start",
+                                            daemon=True)
             self._thread.start()
 
-    def _start(self) -> None:
+    def _conf(self) -> dict[str, str]:
+        conf = spark_conf(self._data_dir, shuffle_partitions=self._sizing.shuffle_partitions)
+        conf.update(self._sizing.conf(local=self._master.startswith("local")))
+        conf.update(self._extra_conf)
+        if self._remote is not None:
+            conf = {k: v for k, v in conf.items() if k in _CONNECT_SETTINGS}
+        return conf
+
+    def _start(self, attempts: int) -> None:
+        """Launch a session; `attempts` > 0 is a restart, retried that many times more with a growing pause."""
         try:
             _silence_pyspark_loggers()
             if self._remote is None:
                 below_the_server(SPARK_NICENESS)  # the JVM this thread launches yields the CPU to the server
-            conf = spark_conf(self._data_dir, shuffle_partitions=self._shuffle_partitions)
-            conf.update(self._extra_conf)
-            builder = SparkSession.builder
-            if self._remote is not None:
-                builder = builder.remote(self._remote)
-                conf = {k: v for k, v in conf.items() if k in _CONNECT_SETTINGS}
-            else:
-                builder = builder.master(self._master)
-            for key, value in conf.items():
-                builder = builder.config(key, value)
-            spark = builder.getOrCreate()
+            for attempt in range(attempts + 1):
+                try:
+                    spark = launch(self._master, self._remote, self._conf())
+                    break
+                except Exception:
+                    if attempt >= attempts or self._closing:
+                        raise
+                    log.exception("restarting Spark failed (attempt %d); trying again", attempt + 1)
+                    discard(None)
+                    time.sleep(_RESTART_PAUSE_SECONDS * (attempt + 1))
             if self._remote is None:
-                spark.sparkContext.setLogLevel("ERROR")
-            spark.sql("SELECT 1").toArrow()  # warm up the planner and the Arrow path
-            self._spark = spark
+                log.info("Spark sized: %s; JVM max heap %s", self._sizing.describe(),
+                         describe_size(jvm_max_memory(spark)))
+            for listener in list(self._restart_listeners) if attempts else ():
+                listener()
         except BaseException as exc:  # reported by every later call, never lost in the thread
             log.exception("Spark failed to start")
-            self._start_error = exc
-        finally:
-            self._ready.set()
+            with self._changed:
+                self._start_error = exc
+                self._health = replace(self._health, state="failed")
+                self._changed.notify_all()
+            return
+        with self._changed:
+            self._spark = spark
+            self._health = replace(self._health, state="ready", restarts=self._health.restarts + int(attempts > 0))
+            self._changed.notify_all()
+        if self._remote is None and not self._closing:
+            generation = self._generation
+            self._watchdog = SparkWatchdog(
+                lambda: probe(spark),
+                lambda reason: self._failed(reason, generation),
+                interval=self._watchdog_interval,
+                wedged_after=self._wedged_after,
+            ).start()
+
+    def _failed(self, reason: str, generation: int) -> None:
+        """The session of `generation` died or wedged: fail what runs on it, and start a new one."""
+        with self._changed:
+            if generation != self._generation or self._closing or self._health.state != "ready":
+                return
+            self._generation += 1
+            spark, self._spark = self._spark, None
+            failure = errors.SystemFailure(
+                f"the Spark engine failed and is restarting: {reason}",
+                hint="Run the statement again in a moment: Spark restarts by itself. Catalog queries keep working.",
+            )
+            for running in self._running.values():
+                if running.failure is None and running.reason is None:
+                    running.failure = failure
+            failed = sum(1 for r in self._running.values() if r.failure is failure)
+            self._health = replace(
+                self._health,
+                state="restarting",
+                last_failure=reason,
+                last_failure_at=datetime.now(UTC),
+                failed_statements=self._health.failed_statements + failed,
+            )
+            self._changed.notify_all()
+            watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.stop()
+        log.error("Spark failed (%s): %d statement(s) in flight fail with 58000; restarting", reason, failed)
+
+        def restart() -> None:
+            discard(spark)  # kills the JVM: statements blocked in it return (and fail with `failure`)
+            self._start(_RESTART_ATTEMPTS)
+
+        with self._lock:
+            self._thread = threading.Thread(target=restart, name="spark-restart", daemon=True)
+            self._thread.start()
+
+    def add_restart_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` after every restart, before the new session serves statements (state the old JVM
+        held, such as temporary views, is gone)."""
+        self._restart_listeners.append(listener)
+
+    def health(self) -> SparkHealth:
+        """The engine's state, restarts and last failure (see `spark_watchdog.SparkHealth`)."""
+        with self._lock:
+            watchdog = self._watchdog
+            health = self._health
+        return replace(health, checked_at=watchdog.checked_at if watchdog is not None else None)
 
     def wait_ready(self, timeout: float | None = None) -> bool:
-        """Wait for the start to finish; True if the session is usable."""
-        self._ready.wait(timeout)
-        return self.is_ready
+        """Wait for a start or restart to finish; True if the session is usable."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._health.state in ("ready", "failed") or self._closing, timeout)
+            return self._spark is not None
 
     @property
     def is_ready(self) -> bool:
@@ -197,8 +312,14 @@ class SparkEngine:
 
     def stop(self) -> None:
         """Stop the session (waits for a start in progress)."""
-        if self._thread is not None:
-            self._ready.wait()
+        with self._lock:
+            self._closing = True
+            watchdog, self._watchdog = self._watchdog, None
+            thread = self._thread
+        if watchdog is not None:
+            watchdog.stop()
+        if thread is not None:
+            thread.join()
         if self._spark is not None:
             self._spark.stop()
             self._spark = None
@@ -206,11 +327,19 @@ class SparkEngine:
     @property
     def session(self) -> SparkSession:
         """The live SparkSession, for the few callers that need it directly (tests, benchmarks)."""
-        if self._spark is not None:
-            return self._spark
-        if self._start_error is not None:
-            first = (str(self._start_error).strip().splitlines() or [type(self._start_error).__name__])[0]
+        spark = self._spark
+        if spark is not None:
+            return spark
+        error = self._start_error
+        if error is not None:
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            if self._health.restarts or self._health.last_failure:
+                raise errors.SystemFailure(f"Spark failed to restart: {first[:300]}")
             raise errors.InternalError(f"Spark failed to start: {first[:300]}")
+        if self._health.state == "restarting":
+            raise errors.ObjectNotInPrerequisiteState(
+                "the Spark engine is restarting", hint="Run the statement again in a moment."
+            )
         raise errors.ObjectNotInPrerequisiteState("the Spark engine is still starting")
 
     # ---- statements ---------------------------------------------------------------------------------------
@@ -243,6 +372,7 @@ class SparkEngine:
     ) -> SparkArrowStream:
         """Run `query` under `job_tag` (unique among running statements; no commas) and return its result."""
         spark = self.session
+        generation = self._generation
         running = _Running()
         with self._lock:
             if job_tag in self._running:
@@ -264,6 +394,14 @@ class SparkEngine:
             finally:
                 self._untag_thread(spark, job_tag)
         except Exception as exc:
+            if running.failure is None and running.reason is None:
+                error = None if isinstance(exc, Py4JNetworkError | ConnectionError) else to_pg_error(exc)
+                if error is None or isinstance(error, errors.InternalError | errors.OutOfMemory):
+                    self._lost(spark, generation)  # did Spark go down under us? then fail over now
+                if isinstance(error, errors.OutOfMemory):
+                    raise error from None  # this statement ran out of memory, whether or not Spark survived
+            if running.failure is not None:
+                raise running.failure from None
             if running.reason is not None:
                 raise errors.QueryCanceled(running.reason) from None
             raise to_pg_error(exc) from None
@@ -274,6 +412,15 @@ class SparkEngine:
             with self._lock:
                 self._running.pop(job_tag, None)
         return SparkArrowStream(table, self._batch_rows)
+
+    def _lost(self, spark: SparkSession, generation: int) -> None:
+        """A statement failed without a SQL reason: if the JVM is dead or its SparkContext stopped, fail over now
+        rather than at the watchdog's next look (so the statement gets 58000, not an internal error)."""
+        if self._remote is not None:
+            return
+        reason = probe(spark)
+        if reason is not None:
+            self._failed(reason, generation)
 
     def _tag_thread(self, spark: SparkSession, job_tag: str, pool: str | None) -> None:
         """Tag the jobs this thread starts and pick their FAIR pool. Classic Spark: SparkContext job tags,

@@ -6,10 +6,14 @@ conditions (`PySparkException.getCondition()`, e.g. "UNRESOLVED_COLUMN.WITH_SUGG
 give from the condition's message parameters. An unknown condition keeps Spark's own SQLSTATE (Spark uses the SQL
 standard classes) and the first line of Spark's message without its "[CONDITION]" prefix and "SQLSTATE:" suffix.
 Anything that is not a PySparkException (py4j errors, a dead JVM) becomes XX000 with its first line only.
+Resource failures come first, whatever the exception: a result over `spark.driver.maxResultSize` is 54000 and
+running out of memory (the JVM's OutOfMemoryError, Spark's memory manager, a broadcast that could not be built)
+is 53200 `out of memory`, with a detail saying which and a hint.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 
@@ -17,6 +21,7 @@ from pyspark.errors import PySparkException
 
 from sparkwire import errors
 
+log = logging.getLogger(__name__)
 Params = dict[str, str]
 Rule = Callable[[Params], errors.PgError]
 
@@ -129,6 +134,29 @@ _RULES: dict[str, Rule] = {
 _SQLSTATE_OVERRIDES = {"DATATYPE_MISMATCH": "42804", "INVALID_ARRAY_INDEX": "2202E"}
 
 
+# Texts that mean the statement ran out of memory somewhere in Spark (the JVM's own error, Spark's memory manager,
+# a broadcast that could not be built or stored), with the detail the client gets. Searched in the exception's
+# text, Java causes included, so that a wrapped OutOfMemoryError is still found.
+_OUT_OF_MEMORY = {
+    "java.lang.OutOfMemoryError": "the JVM ran out of heap memory",
+    "SparkOutOfMemoryError": "Spark could not get the memory the statement needs",
+    "Not enough memory to build and broadcast": "not enough memory to build a broadcast relation",
+    "Retried waiting for GCLocker too often": "garbage collection could not free memory in time",
+    "GC overhead limit exceeded": "the JVM spent nearly all its time in garbage collection",
+    "Unable to acquire": "Spark could not get the memory the statement needs",
+}
+_SCANNED_CHARS = 200_000
+
+
+def exception_text(exc: BaseException) -> str:
+    """The exception's text with its Java causes; a py4j error asks the JVM for it, which may fail when the JVM is
+    out of memory or gone: then its Python-side message."""
+    try:
+        return str(exc)
+    except Exception:
+        return str(exc.args[0]) if exc.args else type(exc).__name__
+
+
 def spark_message(exc: PySparkException) -> str:
     """Spark's message reduced to one line: no "[CONDITION] " prefix, no " SQLSTATE: …" suffix, no plan."""
     text = exc.getMessage() if exc.getCondition() else str(exc)
@@ -142,10 +170,19 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
     """Map any exception raised by a Spark call to a `PgError` (see the module docstring)."""
     if isinstance(exc, errors.PgError):
         return exc
-    if "spark.driver.maxResultSize" in str(exc):  # the driver refused to collect a result this large
-        return errors.ProgramLimitExceeded("result exceeds max size of spark.driver.maxResultSize")
+    text = exception_text(exc)[:_SCANNED_CHARS]
+    if "spark.driver.maxResultSize" in text:  # the driver refused to collect a result this large
+        return errors.ProgramLimitExceeded(
+            "result exceeds max size of spark.driver.maxResultSize",
+            hint="Narrow the query (WHERE, LIMIT, fewer columns), or start the server with a larger "
+            "--spark-max-result-size.",
+        )
+    marker = next((m for m in _OUT_OF_MEMORY if m in text), None)
+    if marker is not None:
+        return errors.out_of_memory(f"Spark: {_OUT_OF_MEMORY[marker]}")
     if not isinstance(exc, PySparkException):
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        log.warning("Spark failed with an error that has no SQLSTATE: %s", text)
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
         return errors.InternalError(f"Spark failed: {first[:300]}")
     condition = exc.getCondition() or ""
     params = exc.getMessageParameters() or {}

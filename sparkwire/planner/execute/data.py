@@ -10,8 +10,10 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   (`ensure_table`).
 - `snapshot()`: every table at the latest commit (one timestamp for every relation a statement reads);
   `begin_write()` a storage write transaction, committed with `commit_write(txn)` at a timeline timestamp.
-- `spark_ready(notify)`: waits for Spark (starting it if it was configured to start on demand), telling the
-  session's client once with a NOTICE that it waits.
+- `spark_ready(notify)`: waits for Spark (starting it if it was configured to start on demand, or again after a
+  failed restart), telling the session's client once with a NOTICE that it waits. After a Spark restart the
+  executor's temporary views are registered again on first use; materialized view contents and indexes are held
+  in this process (resident.py), so they survive a restart and are recomputed only when stale, as always.
 - `executor` (Spark queries at a snapshot, planner/execute/spark_exec.py), `resident` (materialized view contents and
   indexes held in memory, planner/execute/resident.py; each computation of resident contents is told to `refreshes`,
   the freshness relations' source, introspection/workload/freshness.py) and `notices` (optimizer notices,
@@ -59,6 +61,8 @@ class DataPlane:
         self._builtin_con = duck.connect()
         self._builtin_lock = threading.Lock()
         self.executor = SparkExecutor(spark, builtin=self._builtin_arrow, resident=self._resident_contents)
+        # a restarted Spark has none of the old JVM's temporary views; resident contents live in this process
+        spark.add_restart_listener(self.executor.relations.forget_registrations)
         self.resident = ResidentRelations(self._compute)
         self.notices = NoticeService()
         self.notices.start(catalog.state)
@@ -125,7 +129,8 @@ class DataPlane:
             return
         self.spark.start_background()
         if not self.spark.wait_ready(0.05):
-            notify("waiting for the Spark engine to start")
+            restarting = self.spark.health().state == "restarting"
+            notify(f"waiting for the Spark engine to {'restart' if restarting else 'start'}")
             self.spark.wait_ready(SPARK_WAIT_SECONDS)
         self.spark.session  # noqa: B018 - raises the start failure (XX000) or 55000 if still not up
 

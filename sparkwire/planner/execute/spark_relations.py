@@ -17,6 +17,9 @@ Contract:
   evicted least-recently-used beyond `capacity` (retired ones first), never while pinned. `registrations` counts
   the views created (a reused source costs a dictionary lookup). Every method is thread-safe; registration is
   serialized (one lock, held while a missing view is built: a file listing or an Arrow upload).
+- `forget_registrations()`: the SparkSession was replaced (engine restart: its temporary views died with the old
+  JVM), so every source is registered again at its next use; pins and Arrow names are kept (a name still means the
+  same rows). The engine calls it before the new session serves statements (`DataPlane`).
 - Failures are PgErrors (engine/spark_errors.py).
 """
 
@@ -201,6 +204,11 @@ class SparkRelations:
         dropped = set(victims)
         self._retired.intersection_update(self._registered)
         self._arrow = {key: known for key, known in self._arrow.items() if known[1] not in dropped}
+
+    def forget_registrations(self) -> None:
+        with self._lock:
+            self._registered.clear()
+            self._retired.clear()
 
     def is_registered(self, name: str) -> bool:
         with self._lock:

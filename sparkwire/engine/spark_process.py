@@ -1,0 +1,101 @@
+"""The embedded Spark driver as a process: launch it, look at it, and throw it away so that another can start.
+
+Contract:
+- `launch(master, remote, conf) -> SparkSession`: a new session with `conf` given to the builder (so JVM settings
+  such as `spark.driver.memory` reach spark-submit before the JVM starts), warmed up with `SELECT 1`.
+- `jvm_process(spark)`: the driver JVM's `Popen` (PySpark runs spark-submit, which execs the JVM), or None for
+  Spark Connect or a JVM this process did not launch. `jvm_max_memory(spark)`: the JVM's `Runtime.maxMemory()`.
+- `probe(spark) -> str | None`: None when the driver answers and its SparkContext is running, else why not (one
+  line). It blocks while the JVM does not answer: call it from a thread you can abandon (the watchdog does).
+- `discard(spark)`: kill the driver JVM if it still runs and reset PySpark's process-wide state (the gateway, the
+  active SparkContext and SparkSession), so that the next `launch` starts a new JVM. PySpark keeps one JVM per
+  Python process in class attributes and `getOrCreate` would hand back the dead session otherwise. Never raises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import subprocess
+from typing import Any
+
+from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+_KILL_WAIT_SECONDS = 10.0
+
+
+def launch(master: str, remote: str | None, conf: dict[str, str]) -> SparkSession:
+    builder = SparkSession.builder
+    builder = builder.remote(remote) if remote is not None else builder.master(master)
+    for key, value in conf.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if remote is None:
+        spark.sparkContext.setLogLevel("ERROR")
+    spark.sql("SELECT 1").toArrow()  # warm up the planner and the Arrow path
+    return spark
+
+
+def jvm_process(spark: SparkSession | None) -> subprocess.Popen[bytes] | None:
+    if spark is None:
+        return None
+    try:
+        gateway: Any = spark.sparkContext._gateway
+    except Exception:  # Spark Connect has no SparkContext
+        return None
+    proc = getattr(gateway, "proc", None)
+    return proc if isinstance(proc, subprocess.Popen) else None
+
+
+def jvm_max_memory(spark: SparkSession) -> int:
+    jvm: Any = spark.sparkContext._jvm
+    return int(jvm.java.lang.Runtime.getRuntime().maxMemory())
+
+
+def probe(spark: SparkSession) -> str | None:
+    """Why the driver is unusable, or None (see the module docstring)."""
+    proc = jvm_process(spark)
+    if proc is not None and proc.poll() is not None:
+        return f"the Spark JVM exited with status {proc.returncode}"
+    try:
+        context: Any = spark.sparkContext
+        if context._jsc is None or context._jsc.sc().isStopped():
+            return "the SparkContext was stopped"
+    except Exception as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"the Spark JVM does not answer: {first[:200]}"
+    return None
+
+
+def discard(spark: SparkSession | None) -> None:
+    """Kill the JVM (if any) and reset PySpark's globals (see the module docstring)."""
+    from pyspark import SparkContext
+    from pyspark.sql import SQLContext
+
+    proc = jvm_process(spark)
+    if proc is not None and proc.poll() is None:
+        proc.kill()
+        try:
+            proc.wait(_KILL_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            log.warning("the Spark JVM (pid %d) did not exit after SIGKILL", proc.pid)
+    context: Any = SparkContext._active_spark_context
+    gateway: Any = SparkContext._gateway
+    if context is not None:
+        context._jsc = None  # its JVM is gone: stop() must not talk to it
+        accumulators = getattr(context, "_accumulatorServer", None)
+        if accumulators is not None:
+            with contextlib.suppress(Exception):
+                accumulators.shutdown()
+            context._accumulatorServer = None
+    if gateway is not None:
+        with contextlib.suppress(Exception):
+            gateway.shutdown()
+    with SparkContext._lock:
+        SparkContext._active_spark_context = None
+        SparkContext._gateway = None
+        SparkContext._jvm = None
+    SparkSession._instantiatedSession = None
+    SparkSession._activeSession = None
+    SQLContext._instantiatedContext = None
