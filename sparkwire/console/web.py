@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import functools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from typing import ParamSpec, TypeVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import jinja2
+from markupsafe import Markup, escape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -81,6 +83,8 @@ class Console:
         self.templates.filters["ts"] = format_time
         self.templates.filters["num"] = format_number
         self.templates.filters["duration"] = format_duration
+        self.templates.filters["ticks"] = code_spans
+        self.templates.filters["kind"] = lambda value: str(value or "").replace("-", " ")
 
     @property
     def cookie(self) -> str:
@@ -166,6 +170,15 @@ def query_url(path: str, params: Mapping[str, object], **changes: object) -> str
     merged = {**params, **changes}
     kept = {k: str(v) for k, v in merged.items() if v not in (None, "", False)}
     return path + ("?" + urlencode(kept) if kept else "")
+
+
+_TICKS = re.compile(r"`([^`<>]+)`")
+
+
+def code_spans(value: object) -> Markup:
+    """The notices' texts quote SQL in backticks: escape the text, then show those spans as code."""
+    escaped = str(escape("" if value is None else value))
+    return Markup(_TICKS.sub(r"<code>\1</code>", escaped))
 
 
 def format_time(value: object) -> str:
