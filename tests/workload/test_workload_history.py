@@ -210,3 +210,22 @@ def test_spark_jobs_name_their_statement(sw: psycopg.Connection[tuple[object, ..
         assert len(rows) == 1 and rows[0][:2] == ("standard", 1) and rows[0][2] >= 1
     finally:
         sw.execute(f"DROP TABLE {marker}")
+
+
+def test_psql_reads_the_history(server: SparkwireServer, sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    from tests.client.test_client_psql import psql
+
+    marker = _marker()
+    ran = psql(server.port, "-A", "-t", "-c", f"SELECT 'x' AS {marker}")
+    assert ran.returncode == 0, ran.stderr
+    poll(sw, _LOG, (f"%{marker}%",), until=lambda rows: any(r[0] is not None for r in rows))
+    shown = psql(
+        server.port,
+        "-A",
+        "-t",
+        "-c",
+        "SELECT finished_status, statement_type, application_name, redacted_sql, search_path "
+        f"FROM mz_internal.mz_recent_activity_log WHERE sql LIKE '%{marker}%'",
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == f"success|select|psql|SELECT █ AS {marker}|{{public}}\n"

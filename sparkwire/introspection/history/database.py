@@ -1,14 +1,14 @@
 """The durable history database and the store's views over it.
 
 Contract: `HistoryDatabase(engine, path)` attaches the DuckDB file `path` (created if missing; DuckDB's WAL makes
-every committed batch survive a kill) to the engine's database as `HISTORY_CATALOG`, creates its tables if they
-do not exist — `executions` (finished statements, `ACTIVITY_COLUMNS`), `running` (statements in flight, the same
-columns, rewritten by every flush), `sessions`, `lifecycle` — and replaces the introspection store's empty
-mz_internal tables with views of `HISTORY_RELATIONS` over them. `write(...)` applies one batch in one transaction on the
-writer's own connection; `expire(before)` deletes what is older than the retention. Readers go through the views
-on their own connections and never wait for the writer (DuckDB's snapshot isolation). Client SQL cannot name
-`HISTORY_CATALOG`: the rewrite only ever points names at the store's catalog (a three-part name is 3D000).
-"""
+every committed batch survive a kill) to the engine's database as `HISTORY_CATALOG`, creates its tables if they do
+not exist — `executions` (finished statements: `ACTIVITY_COLUMNS` and `dependencies_finished_at`), `running`
+(statements in flight, the same columns, rewritten when the set in flight changes), `sessions` — and replaces the
+introspection store's empty mz_internal tables with views of `HISTORY_RELATIONS` over them. `write(...)` applies one
+batch in one transaction on the writer's own connection; `expire(before)` deletes what is older than the retention.
+Readers go through the views on their own connections and never wait for the writer (DuckDB's snapshot isolation).
+Client SQL cannot name `HISTORY_CATALOG`: the rewrite only ever points names at the store's catalog (a three-part
+name is 3D000)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from sparkwire.catalog.relations.mz_history import (
     ACTIVE_PEEKS,
+    ACTIVITY_COLUMNS,
     ACTIVITY_LOG,
     ACTIVITY_LOG_REDACTED,
     HISTORY_RELATIONS,
@@ -31,7 +32,7 @@ from sparkwire.catalog.relations.mz_history import (
     SQL_TEXT,
     SQL_TEXT_REDACTED,
 )
-from sparkwire.catalog.relations.relation import BuiltinRelation, Row
+from sparkwire.catalog.relations.relation import BuiltinRelation, Row, no_rows
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.errors import PgError
 from sparkwire.introspection.tables import arrow_rows, column_sqls, engine_type, quoted, table_sql
@@ -44,12 +45,14 @@ _BY_NAME = {rel.name: rel for rel in HISTORY_RELATIONS}
 _EXECUTIONS = f"{HISTORY_CATALOG}.main.executions"
 _RUNNING = f"{HISTORY_CATALOG}.main.running"
 _SESSIONS = f"{HISTORY_CATALOG}.main.sessions"
-_LIFECYCLE = f"{HISTORY_CATALOG}.main.lifecycle"
+# The execution tables hold the activity log's columns and one more, for the lifecycle view (Materialize's
+# lifecycle events are three times of an execution: one row per execution instead of three per statement).
+_EXECUTION_COLUMNS = (*ACTIVITY_COLUMNS, ("dependencies_finished_at", "timestamp with time zone"))
+_EXECUTION_TABLE = BuiltinRelation("mz_internal", "executions", 0, _EXECUTION_COLUMNS, no_rows, from_state=False)
 _TABLES = {
-    _EXECUTIONS: _BY_NAME[ACTIVITY_LOG],
-    _RUNNING: _BY_NAME[ACTIVITY_LOG],
+    _EXECUTIONS: _EXECUTION_TABLE,
+    _RUNNING: _EXECUTION_TABLE,
     _SESSIONS: _BY_NAME[SESSION_HISTORY],
-    _LIFECYCLE: _BY_NAME[LIFECYCLE_HISTORY],
 }
 
 
@@ -59,11 +62,22 @@ def _names(columns: Sequence[tuple[str, str]]) -> str:
 
 def _views() -> dict[str, str]:
     log = table_sql(_BY_NAME[ACTIVITY_LOG])
+    activity = _names(ACTIVITY_COLUMNS)
+    every = f"(SELECT * FROM {_EXECUTIONS} UNION ALL SELECT * FROM {_RUNNING})"
+    lifecycle = " UNION ALL ".join(
+        f"SELECT execution_id AS statement_id, '{kind}' AS event_type, {column} AS occurred_at FROM {every} AS x"
+        f" WHERE {column} IS NOT NULL"
+        for kind, column in (
+            ("execution-began", "began_at"),
+            ("compute-dependencies-finished", "dependencies_finished_at"),
+            ("execution-finished", "finished_at"),
+        )
+    )
     return {
-        ACTIVITY_LOG: f"SELECT * FROM {_EXECUTIONS} UNION ALL SELECT * FROM {_RUNNING}",
+        ACTIVITY_LOG: f"SELECT {activity} FROM {_EXECUTIONS} UNION ALL SELECT {activity} FROM {_RUNNING}",
         ACTIVITY_LOG_REDACTED: f"SELECT {_names(REDACTED_COLUMNS)} FROM {log}",
         SESSION_HISTORY: f"SELECT * FROM {_SESSIONS}",
-        LIFECYCLE_HISTORY: f"SELECT * FROM {_LIFECYCLE}",
+        LIFECYCLE_HISTORY: lifecycle,
         SQL_TEXT: f"SELECT DISTINCT sql_hash, sql, redacted_sql, date_trunc('day', prepared_at) AS prepared_day "
         f"FROM {log}",
         SQL_TEXT_REDACTED: f"SELECT DISTINCT sql_hash, redacted_sql FROM {log}",
@@ -91,14 +105,13 @@ class HistoryDatabase:
         self,
         sessions: Sequence[HistoryRow],
         executions: Sequence[HistoryRow],
-        events: Sequence[HistoryRow],
         running: Sequence[HistoryRow] | None,
     ) -> None:
         """One batch, atomically. `running` None leaves the in-flight table as it is."""
         con = self._con
         con.begin()
         try:
-            for table, rows in ((_SESSIONS, sessions), (_EXECUTIONS, executions), (_LIFECYCLE, events)):
+            for table, rows in ((_SESSIONS, sessions), (_EXECUTIONS, executions)):
                 if rows:
                     self._insert(table, rows)
             if running is not None:
@@ -116,7 +129,7 @@ class HistoryDatabase:
         self._con.insert_arrow(table, column_sqls(rel), data)
 
     def expire(self, before: datetime.datetime) -> None:
-        for table, column in ((_EXECUTIONS, "began_at"), (_LIFECYCLE, "occurred_at"), (_SESSIONS, "connected_at")):
+        for table, column in ((_EXECUTIONS, "began_at"), (_SESSIONS, "connected_at")):
             self._con.command(f"DELETE FROM {table} WHERE {column} < ?", (before,))
 
     def close(self) -> None:

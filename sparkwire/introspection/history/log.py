@@ -3,19 +3,18 @@ statement's thread and written in batches by one daemon thread.
 
 Contract:
 - `session_started(record)`, `began(execution)`, `finished(execution)` never block on I/O and never raise: they
-  append to in-memory queues (bounded: past `MAX_PENDING` records new ones are dropped and counted). A statement
-  is therefore never slowed or failed by its own logging.
-- The writer thread wakes every `interval` seconds (and at `flush()`), renders the queued records (SHA-256, kept and
-  redacted text: sqltext.py) and writes them in one transaction (database.py); statements still in flight are
-  rewritten into the `running` table each time the set changes, so a statement that never finishes is visible.
-  Every `RETENTION_CHECK` seconds it deletes what is older than the retention. A failed batch is logged, counted
-  (`failed_batches`) and dropped: the history is best effort, user statements are not.
-- `on_tick(callback)` runs `callback` on every wake-up (the live session rows of pg_stat_activity use it).
-- `settings()` (given at construction) returns the current `HistorySettings` (the system's max sample rate and
-  retention, from ALTER SYSTEM), read on the writer's thread.
+  append to in-memory queues (bounded: past `MAX_PENDING` records new ones are dropped and counted). A statement is
+  therefore never slowed or failed by its own logging.
+- The writer thread wakes every `interval` seconds (0.25: a batch's fixed cost is spread over many statements),
+  renders the queued records (SHA-256, kept and redacted text: sqltext.py) and writes them in one transaction
+  (database.py); statements still in flight are rewritten into the `running` table each time the set changes, so a
+  statement that never finishes is visible. Every `RETENTION_CHECK` seconds it deletes what is older than the
+  retention. A failed batch is logged, counted (`failed_batches`) and dropped: the history is best effort, user
+  statements are not.
+- `settings()` returns the current `HistorySettings` (the system's max sample rate and retention, from ALTER
+  SYSTEM, through the callable given at construction); sessions read it at each statement, so it must be cheap.
 - `flush()` writes everything queued now, on the caller's thread, and returns when it is durable; `close()` flushes
-  and stops the thread.
-"""
+  and stops the thread."""
 
 from __future__ import annotations
 
@@ -54,7 +53,7 @@ class HistoryLog:
         path: Path,
         settings: Callable[[], HistorySettings] = HistorySettings,
         *,
-        interval: float = 0.1,
+        interval: float = 0.25,
     ) -> None:
         self._db = HistoryDatabase(engine, path)
         self._settings = settings
@@ -63,10 +62,8 @@ class HistoryLog:
         self._finished: deque[Execution] = deque()
         self._inflight: dict[uuid.UUID, Execution] = {}
         self._inflight_lock = threading.Lock()
-        self._events_written: dict[uuid.UUID, int] = {}
         self._running_shown: frozenset[uuid.UUID] = frozenset()
         self._write_lock = threading.Lock()  # one batch at a time (the thread, flush(), close())
-        self._ticks: list[Callable[[], None]] = []
         self._wake = threading.Event()
         self._stop = False
         self._next_expiry = 0.0
@@ -78,8 +75,8 @@ class HistoryLog:
 
     # ---- the statement's side: cheap, never raising ------------------------------------------------------------
 
-    def max_sample_rate(self) -> float:
-        return self._settings().max_sample_rate
+    def settings(self) -> HistorySettings:
+        return self._settings()
 
     def session_started(self, record: SessionRecord) -> None:
         if len(self._sessions) < MAX_PENDING:
@@ -99,8 +96,6 @@ class HistoryLog:
         else:
             self.dropped += 1
 
-    def on_tick(self, callback: Callable[[], None]) -> None:
-        self._ticks.append(callback)
 
     # ---- the writer ----------------------------------------------------------------------------------------------
 
@@ -108,11 +103,6 @@ class HistoryLog:
         while not self._stop:
             self._wake.wait(self._interval)
             self._wake.clear()
-            for callback in self._ticks:
-                try:
-                    callback()
-                except Exception:
-                    log.exception("history tick failed")
             self.flush()
 
     def flush(self) -> None:
@@ -131,29 +121,14 @@ class HistoryLog:
         done = [self._finished.popleft() for _ in range(len(self._finished))]
         with self._inflight_lock:
             inflight = list(self._inflight.values())
-        executions: list[HistoryRow] = []
-        events: list[HistoryRow] = []
-        for execution in done:
-            executions.append(_row(execution))
-            events.extend(self._new_events(execution))
-            self._events_written.pop(execution.execution_id, None)
+        executions = [_row(execution) for execution in done]
         running_ids = frozenset(x.execution_id for x in inflight)
-        running: list[HistoryRow] | None = None
-        if running_ids != self._running_shown:
-            running = [_row(x) for x in inflight]
-        for execution in inflight:
-            events.extend(self._new_events(execution))
-            self._events_written[execution.execution_id] = len(execution.events)
-        if not (sessions or executions or events or running is not None):
+        running = [_row(x) for x in inflight] if running_ids != self._running_shown else None
+        if not (sessions or executions or running is not None):
             return
-        self._db.write(sessions, executions, events, running)
+        self._db.write(sessions, executions, running)
         self._running_shown = running_ids
         self.written += len(executions)
-
-    def _new_events(self, execution: Execution) -> list[HistoryRow]:
-        first = self._events_written.get(execution.execution_id, 0)
-        key = str(execution.execution_id)
-        return [(key, kind, at) for kind, at in execution.events[first:]]
 
     def close(self) -> None:
         self._stop = True

@@ -1,17 +1,19 @@
 """What the session hands the history: one `Execution` per sampled statement, one `SessionRecord` per session.
 
-Contract: an `Execution` is created by the session when a statement begins (`began_at`, the session's facts at
-that moment: cluster, search_path, isolation, transaction id, the prepared statement it runs) and completed by
+Contract: an `Execution` is created by the session when a statement begins (`began_at`, the session's facts at that
+moment: cluster, search_path, isolation, transaction id, the prepared statement it runs) and completed by
 `finish(status, …)` once — `success`, `error` (with the message), `canceled` or `aborted` (the connection went away
-before the result was read). Until then it is in flight: the history shows it with `finished_at` NULL. Events are
-the lifecycle (`execution-began`, `compute-dependencies-finished`, `execution-finished`) with their times. All
-fields are plain values; nothing here touches an engine, so making and finishing a record costs the statement a few
-microseconds. `row(text)` renders the record in `ACTIVITY_COLUMNS` order given its kept text (sqltext.keep).
-"""
+before the result was read). Until then it is in flight: the history shows it with `finished_at` NULL. Its lifecycle
+is three times: `began_at`, `dependencies_finished_at` (`dependencies_finished()`: the engine answered) and
+`finished_at`. All fields are plain values; nothing here touches an engine, so making and finishing a record costs
+the statement a few microseconds. `row(text)` renders the record in `ACTIVITY_COLUMNS` order given its kept text
+(sqltext.keep), followed by `dependencies_finished_at` (the history database's execution tables carry it for the
+lifecycle view)."""
 
 from __future__ import annotations
 
 import datetime
+import random
 import uuid
 from dataclasses import dataclass, field
 
@@ -35,10 +37,12 @@ class SessionRecord:
         return (str(self.session_id), self.connected_at, self.initial_application_name, self.authenticated_user)
 
 
-@dataclass(slots=True)
-class Execution:
+@dataclass(frozen=True, slots=True)
+class ExecutionContext:
+    """The session's facts an execution records, shared by every execution until one of them changes (the session
+    makes a new one when its variables do: building these per statement would cost more than the statement)."""
+
     session: SessionRecord
-    sql: str
     sample_rate: float
     cluster_id: str | None
     cluster_name: str | None
@@ -46,13 +50,22 @@ class Execution:
     database_name: str
     search_path: tuple[str, ...]
     transaction_isolation: str
+
+
+def new_id() -> uuid.UUID:
+    """A random (version 4) UUID without a system call per id: ids name executions, they guard nothing."""
+    return uuid.UUID(int=random.getrandbits(128), version=4)
+
+
+@dataclass(slots=True)
+class Execution:
+    context: ExecutionContext
+    sql: str
     transaction_id: int
-    prepared_statement_id: uuid.UUID
     prepared_statement_name: str
-    prepared_at: datetime.datetime
     statement_type: str | None
     params: tuple[str | None, ...] = ()
-    execution_id: uuid.UUID = field(default_factory=uuid.uuid4)
+    execution_id: uuid.UUID = field(default_factory=new_id)
     began_at: datetime.datetime = field(default_factory=now)
     execution_strategy: str | None = None
     execution_timestamp: int | None = None
@@ -61,17 +74,15 @@ class Execution:
     error_message: str | None = None
     result_size: int | None = None
     rows_returned: int | None = None
-    events: list[tuple[str, datetime.datetime]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.events.append(("execution-began", self.began_at))
+    dependencies_finished_at: datetime.datetime | None = None
 
     @property
     def finished(self) -> bool:
         return self.finished_at is not None
 
-    def event(self, kind: str) -> None:
-        self.events.append((kind, now()))
+    def dependencies_finished(self) -> None:
+        """Its result is computed (the engine answered); the client may still be reading it."""
+        self.dependencies_finished_at = now()
 
     def finish(
         self,
@@ -88,16 +99,19 @@ class Execution:
         self.rows_returned = rows
         self.result_size = size
         self.finished_at = now()
-        self.events.append(("execution-finished", self.finished_at))
 
     def row(self, sql_hash: bytes, sql: str, redacted_sql: str) -> tuple[object, ...]:
-        s = self.session
+        c, s = self.context, self.context.session
         return (
-            str(self.execution_id), self.sample_rate, self.cluster_id, self.application_name, self.cluster_name,
-            self.database_name, self.search_path, self.transaction_isolation, self.execution_timestamp, None,
+            str(self.execution_id), c.sample_rate, c.cluster_id, c.application_name, c.cluster_name,
+            c.database_name, c.search_path, c.transaction_isolation, self.execution_timestamp, None,
             self.params, MZ_VERSION, self.began_at, self.finished_at, self.finished_status, self.error_message,
             self.result_size, self.rows_returned, self.execution_strategy, self.transaction_id,
-            str(self.prepared_statement_id), sql_hash, self.prepared_statement_name, str(s.session_id),
-            self.prepared_at, self.statement_type, 0, s.connected_at, s.initial_application_name,
-            s.authenticated_user, sql, redacted_sql,
+            str(uuid.UUID(int=self.execution_id.int ^ _PREPARED, version=4)), sql_hash, self.prepared_statement_name,
+            str(s.session_id), self.began_at, self.statement_type, 0, s.connected_at, s.initial_application_name,
+            s.authenticated_user, sql, redacted_sql, self.dependencies_finished_at,
         )  # fmt: skip
+
+
+# sparkwire prepares each execution anew: its prepared statement's id is derived from the execution's (stable, distinct)
+_PREPARED = 0x5BA2C3E1_0000_4000_8000_000000000000
