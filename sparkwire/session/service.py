@@ -222,7 +222,7 @@ class PlannerService:
         return self.backends.signal(pid, terminate)
 
     def flush_history(self) -> None:
-        """Write the statement history now (tests, benchmarks; the writer does it every 100 ms anyway)."""
+        """Write the statement history now (tests, benchmarks; the writer does it every 250 ms anyway)."""
         self._history.flush()
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
 """Helpers for the workload tests: poll a query until its rows satisfy a condition (the history is written from the
-side every 100 ms, so a test waits for it instead of sleeping a fixed time)."""
+side every 250 ms, so a test waits for it instead of sleeping a fixed time)."""
 
 from __future__ import annotations
 
