@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import tempfile
 import time
 import urllib.error
@@ -54,9 +55,11 @@ class Console:
     server: SparkwireServer
     http_port: int
 
+    scheme: str = "http"
+
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
+        return f"{self.scheme}://127.0.0.1:{self.http_port}"
 
     def dsn(self, user: str = "materialize", password: str = PASSWORD) -> str:
         return f"host=127.0.0.1 port={self.server.port} user={user} password={password} dbname=materialize"
@@ -78,7 +81,7 @@ def start_console_server(data_dir: Path, *args: str, env: dict[str, str] | None 
                 server.stop()
                 raise RuntimeError(f"the console did not listen on {port}:\n{server.log()}") from None
             time.sleep(0.05)
-    return Console(server, port)
+    return Console(server, port, "https" if "--tls-cert" in args else "http")
 
 
 def chromium_available() -> bool:
@@ -140,10 +143,13 @@ class Reply:
 class Http:
     """Requests with a cookie jar, no redirects followed."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, context: ssl.SSLContext | None = None) -> None:
         self.base = base
         self.jar = http.cookiejar.CookieJar()
-        self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect())
+        handlers: list[urllib.request.BaseHandler] = [urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect()]
+        if context is not None:
+            handlers.append(urllib.request.HTTPSHandler(context=context))
+        self._opener = urllib.request.build_opener(*handlers)
 
     def request(self, path: str, form: dict[str, str] | None = None, headers: dict[str, str] | None = None) -> Reply:
         data = None if form is None else urllib.parse.urlencode(form).encode()

@@ -5,6 +5,9 @@ pg_terminate_backend, and trust mode's role picker on loopback only."""
 
 from __future__ import annotations
 
+import socket
+import ssl
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -192,3 +195,37 @@ def test_trust_mode_offers_a_role_picker_on_loopback_only(trust_console: Console
     unknown = Http(trust_console.url)
     reply = unknown.request("/login", {"csrf": unknown.csrf_of("/login"), "role": "nobody"})
     assert reply.status == 401 and "role &#34;nobody&#34; does not exist" in reply.body
+
+
+def test_tls_uses_the_pgwire_certificate_and_secure_cookies(tmp_path: Path) -> None:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "2", "-subj", "/CN=localhost"],
+        check=True,
+        capture_output=True,
+    )
+    srv = start_console_server(tmp_path / "data", "--auth", "password", "--tls-cert", str(cert), "--tls-key",
+                               str(key), env={"SPARKWIRE_SUPERUSER_PASSWORD": PASSWORD})
+    try:
+        context = ssl.create_default_context(cafile=str(cert))
+        context.check_hostname = False
+        client = Http(srv.url, context)
+        reply = client.login("materialize")
+        assert reply.status == 303
+        cookie = next(c for c in reply.headers.get_all("set-cookie") or [] if c.startswith("__Host-sw_console="))
+        assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+        assert client.request("/notices").status == 200
+        plain = Http(srv.url.replace("https:", "http:"))
+        with pytest.raises(Exception):  # noqa: B017 - plain HTTP to a TLS port: the connection fails
+            plain.request("/login")
+    finally:
+        srv.server.stop()
+
+
+def test_an_explicit_console_port_in_use_stops_the_server(tmp_path: Path) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        with pytest.raises(RuntimeError) as info:
+            start_console_server(tmp_path / "data", "--http-port", str(port))  # the last --http-port counts
+    assert "exited with 2" in str(info.value) and "the web console cannot serve" in str(info.value)
