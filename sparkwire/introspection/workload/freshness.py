@@ -215,7 +215,7 @@ class FreshnessFeed:
         snapshot: Callable[[], Snapshot],
         lineage: Lineage,
     ) -> None:
-        self._con: DuckDBConnection = engine.connect()
+        self._con: DuckDBConnection = engine.connect(counts_writes=False)  # live relations: never cached
         self._log, self._state, self._snapshot, self._lineage = log, state, snapshot, lineage
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

@@ -88,7 +88,7 @@ def _time(ms: int | None) -> datetime.datetime | None:
 
 class SparkJobsFeed:
     def __init__(self, engine: DuckDBEngine, read: Read, *, keep_jobs: int = KEEP_JOBS) -> None:
-        self._con: DuckDBConnection = engine.connect()
+        self._con: DuckDBConnection = engine.connect(counts_writes=False)  # live relations: never cached
         self._read = read
         self._keep = keep_jobs
         self._lock = threading.Lock()  # the bookkeeping below, between the poller and `progress`
