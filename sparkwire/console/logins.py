@@ -25,7 +25,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from sparkwire.api import SessionFactory
@@ -104,7 +104,6 @@ class Login:
     last_used: float
     flash: str | None = None
     full_notices: bool | None = None  # may the role read mz_internal.mz_notices (else mz_notices_redacted)?
-    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def csrf_ok(self, token: str | None) -> bool:
         return token is not None and hmac.compare_digest(token.encode(), self.csrf.encode())

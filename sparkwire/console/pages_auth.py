@@ -14,6 +14,7 @@ Contract:
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import logging
@@ -39,6 +40,7 @@ from sparkwire.errors import PgError
 log = logging.getLogger(__name__)
 
 LOGIN_FAILED = "Login failed: wrong role or password."
+FAILURE_DELAY = 0.25  # seconds a failed login waits (without holding a thread): guessing passwords is slow
 
 
 def trust_allowed(request: Request) -> bool:
@@ -98,12 +100,14 @@ async def login_submit(request: Request) -> Response:
     password = form.get("password", "")
     if not await run_sync(console.auth.check, role, password):
         log.info("console login failed for role %r", role)
+        await asyncio.sleep(FAILURE_DELAY)
         return await _form_page(request, console, 401, LOGIN_FAILED, role)
     try:
         token, login = await run_sync(console.logins.open, role)
     except PgError as exc:
         log.info("console login refused for role %r: %s", role, exc.message)
         message = exc.message if console.auth.mode == "trust" else LOGIN_FAILED
+        await asyncio.sleep(FAILURE_DELAY)
         return await _form_page(request, console, 401, message, role)
     log.info("console login: role %r (backend pid %d)", role, login.session.pid)
     response = RedirectResponse("/notices", status_code=303)

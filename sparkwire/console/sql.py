@@ -81,31 +81,40 @@ class ConsoleSession:
                     self._terminate()
 
     def _run(self, sql: str, params: Sequence[str | None], param_oids: Sequence[int] | None) -> Table:
+        """What the pgwire server does for Parse, Bind, Execute, Sync: an error of a session call is followed by
+        Sync only; an error while the rows are read also tells the session (`fail`), as the server's encoder does."""
         session = self._session
         oids = list(param_oids) if param_oids is not None else [TEXT_OID] * len(params)
         values = [None if p is None else p.encode() for p in params]
         try:
-            session.parse("", sql, oids)
-            session.bind("", "", [0] * len(values), values, [])
-            result = session.execute("", 0)
-            table = _table(result)
+            try:
+                session.parse("", sql, oids)
+                session.bind("", "", [0] * len(values), values, [])
+                result = session.execute("", 0)
+            except Exception:
+                self._sync_after_error(failed=False)
+                raise
+            try:
+                table = _table(result)
+            except Exception:
+                self._sync_after_error(failed=True)
+                raise
         except PgError:
-            self._sync_after_error()
             raise
         except Exception as exc:
             log.exception("console statement failed: %s", sql)
-            self._sync_after_error()
             raise InternalError("internal error") from exc
         try:
             session.sync()
         except PgError:
-            self._sync_after_error()
+            self._sync_after_error(failed=False)
             raise
         return table
 
-    def _sync_after_error(self) -> None:
+    def _sync_after_error(self, failed: bool) -> None:
         try:
-            self._session.fail()
+            if failed:
+                self._session.fail()
             self._session.sync()
         except Exception:  # the session could not recover: it is closed, the login must log in again
             log.exception("console session could not sync after an error")

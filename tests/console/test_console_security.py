@@ -132,6 +132,7 @@ def test_errors_render_clean_pages_with_the_sqlstate(console: Console, http: Htt
     assert f"must be owner of notice &#34;{fingerprint}&#34;" in denied.body
     clean(denied.body)
     assert status_of(psql, fingerprint) == "new"
+    assert alice.request("/notices").status == 200  # the login's session went on after the failed statement
     not_json = http.request("/notices/status", {"csrf": "x"}, {"Content-Type": "application/json"})
     assert not_json.status in (400, 403)
     clean(not_json.body)
