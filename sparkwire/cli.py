@@ -182,6 +182,8 @@ def _start_console(
         log.warning("web console not started: port %d is not available (%s); use --http-port", port, exc)
         return None
     log.info("web console on %s", console[0].url)
+    if store is None and args.http_host not in ("127.0.0.1", "localhost", "::1"):
+        log.warning("the web console uses trust authentication: it offers logins to loopback clients only")
     return console
 
 

@@ -2,7 +2,9 @@
 
 `SparkwireServer.start(data_dir)` launches `python -m sparkwire serve` as a subprocess with its own data dir and a
 free port, waits until it accepts connections, and `stop()` terminates it (SIGTERM, then SIGKILL). Extra CLI
-arguments and environment variables pass through, so tests can start password-auth or TLS servers too.
+arguments and environment variables pass through, so tests can start password-auth or TLS servers too. The web
+console is off (`--http-port 0`) unless the arguments name an `--http-port`: test servers run side by side and would
+all want the console's default port.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class SparkwireServer:
         log_path = data_dir / "server.log"
         full_env = {**os.environ, **(env or {})}
         log = log_path.open("ab")
+        if "--http-port" not in args:
+            args = (*args, "--http-port", "0")
         process = subprocess.Popen(
             [sys.executable, "-m", "sparkwire", "serve", "--host", "127.0.0.1", "--port", str(port),
              "--data-dir", os.path.relpath(data_dir, cwd) if cwd else str(data_dir), *args],
