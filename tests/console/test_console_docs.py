@@ -4,6 +4,7 @@ rewritten to the console's routes; no name leaves the folder."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 from sparkwire.console import docs
@@ -13,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 def test_every_notice_page_is_found_and_rendered() -> None:
     notice_docs = docs.NoticeDocs()
-    assert notice_docs.folder is not None
+    assert notice_docs.folder == docs.PACKAGED  # the package data (a link to docs/notices/), not the fallback
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert "notice_docs/*.md" in package_data["sparkwire.console"]
     names = sorted(p.stem for p in (ROOT / "docs" / "notices").glob("*.md"))
     assert sorted(p.stem for p in notice_docs.folder.glob("*.md")) == names
     for name in names:
