@@ -30,6 +30,7 @@ import pyarrow as pa
 from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.engine.duckdb import DuckDBEngine
+from sparkwire.introspection.history.sqltext import secret_free
 from sparkwire.introspection.tables import STORE_CATALOG, engine_name, engine_type, quoted, table_sql
 
 QUERY_TEXT_BYTES = 1024
@@ -93,7 +94,7 @@ class LiveActivity:
 
     def began(self, sql: str) -> None:
         at = _now()
-        self.query, self.query_start = _query_text(sql), at
+        self.query, self.query_start = _query_text(secret_free(sql)), at
         if self.xact_start is None:
             self.xact_start = at
         self.wait_event_type = self.wait_event = None

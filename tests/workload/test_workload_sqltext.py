@@ -27,6 +27,13 @@ def test_redact(sql: str, redacted: str) -> None:
     assert redact(sql) == redacted
 
 
+def test_passwords_are_never_kept() -> None:
+    for sql in ("CREATE ROLE r LOGIN PASSWORD 'hunter2'", "alter user r with password 'hunter2'"):
+        _, kept, redacted = keep(sql)
+        assert "hunter2" not in kept and kept == redacted and kept.endswith("█")
+    assert keep("SELECT 'password'")[1] == "SELECT 'password'"
+
+
 def test_keep_truncates_with_a_marker_and_hashes_the_whole() -> None:
     sql = "SELECT '" + "é" * MAX_SQL_BYTES + "'"
     digest, kept, redacted = keep(sql)

@@ -1,6 +1,7 @@
 """How a statement's text is kept in the history: hashed, truncated, and redacted as the notices redact.
 
-Contract: `keep(sql)` → (sql_hash, sql, redacted_sql). `sql_hash` is the SHA-256 of the whole text (Materialize's
+Contract: `keep(sql)` → (sql_hash, sql, redacted_sql); a statement that sets a role's password is kept redacted in
+both texts (`secret_free`). `sql_hash` is the SHA-256 of the whole text (Materialize's
 `sql_hash`), so a truncated text still groups with its twins. Texts longer than `MAX_SQL_BYTES` (UTF-8) are cut at
 a character boundary and end with the marker `… [truncated: N bytes]`, N the full length. `redacted_sql` replaces
 every literal — strings of any quoting (E'…', $$…$$, $tag$…$tag$, B'…', X'…', U&'…'), numbers — with █ (U+2588,
@@ -41,6 +42,15 @@ _LEXEMES = re.compile(
 )
 
 
+_WITH_PASSWORD = re.compile(r"\b(?:CREATE|ALTER)\s+(?:ROLE|USER)\b.*\bPASSWORD\b", re.I | re.S)
+
+
+def secret_free(sql: str) -> str:
+    """`sql`, or its redacted form when it is a CREATE / ALTER ROLE that sets a password: a password never reaches
+    the history's `sql` nor pg_stat_activity's `query`, whoever may read them."""
+    return redact(sql) if _WITH_PASSWORD.search(sql) else sql
+
+
 def truncated(sql: str) -> str:
     data = sql.encode()
     if len(data) <= MAX_SQL_BYTES:
@@ -58,6 +68,7 @@ def redact(sql: str) -> str:
 
 
 def keep(sql: str) -> tuple[bytes, str, str]:
+    sql = secret_free(sql)  # the hash too: a weak password would fall to a dictionary over its statement's hash
     digest = hashlib.sha256(sql.encode()).digest()
     kept = truncated(sql)
     return digest, kept, redact(kept)
