@@ -142,3 +142,13 @@ def test_signal_privileges(sw: Conn, role: str) -> None:
             mine.execute("SELECT pg_terminate_backend(%s)", (sw.info.backend_pid,))
         assert mine.execute("SELECT pg_cancel_backend(%s)", (twin.info.backend_pid,)).fetchone() == (True,)
         assert twin.execute("SELECT 1").fetchone() == (1,)  # a cancel with nothing running does nothing
+
+
+def test_spark_health_is_readable_by_everyone(sw: Conn, role: str) -> None:
+    sw.execute("SELECT 1 FROM mz_catalog.mz_tables LIMIT 1").fetchall()
+    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    with psycopg.connect(dsn, autocommit=True) as anyone:
+        rows = anyone.execute(
+            "SELECT state, restarts >= 0, failed_statements >= 0, memory_cancels >= 0 FROM mz_internal.mz_spark_health"
+        ).fetchall()
+    assert len(rows) == 1 and rows[0][0] in ("starting", "ready", "restarting") and rows[0][1:] == (True, True, True)

@@ -2,7 +2,8 @@
 
 Contract: `WorkloadFeeds(engine, spark, refreshes, state, snapshot, lineage)` (after `store.install`) starts the live
 Spark work feed (`spark_jobs.SparkJobsFeed`, reading `engine.spark_status.SparkStatusReader(spark)`) and the freshness
-feed (`freshness.FreshnessFeed` over `refreshes`), each on its own daemon thread with its own DuckDB connection;
+feed (`freshness.FreshnessFeed` over `refreshes`), each on its own daemon thread with its own DuckDB connection, and
+installs the live mz_spark_health view (`spark_health.SparkHealthView`, no thread);
 `spark_jobs` is the feed progress notices read. `close()` stops both (before Spark stops and the store closes).
 """
 
@@ -15,6 +16,7 @@ from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_status import SparkStatusReader
 from sparkwire.introspection.workload.freshness import FreshnessFeed, Lineage, RefreshLog
+from sparkwire.introspection.workload.spark_health import SparkHealthView
 from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed
 from sparkwire.storage import Snapshot
 
@@ -29,6 +31,7 @@ class WorkloadFeeds:
         snapshot: Callable[[], Snapshot],
         lineage: Lineage,
     ) -> None:
+        self.spark_health = SparkHealthView(engine, spark)
         self.spark_jobs = SparkJobsFeed(engine, SparkStatusReader(spark).read)
         self.freshness = FreshnessFeed(engine, refreshes, state, snapshot, lineage)
         self.spark_jobs.start()

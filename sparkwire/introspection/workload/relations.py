@@ -13,6 +13,8 @@ are `live`: an answer over them is never taken from the result cache.
   (Materialize's names and columns, sparkwire's values) and `mz_internal.mz_materialization_refreshes` (sparkwire's
   own: when each materialized view and index was last computed, what input write it reflects). Public, as in
   Materialize.
+- `mz_internal.mz_spark_health` (sparkwire's own, public): the Spark engine's watchdog state, one row, read live
+  (spark_health.py: a view over a UDF, nothing written).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ MATERIALIZATION_LAG = "mz_materialization_lag"
 HYDRATION_STATUSES = "mz_hydration_statuses"
 WALLCLOCK_GLOBAL_LAG = "mz_wallclock_global_lag"
 REFRESHES = "mz_materialization_refreshes"
+SPARK_HEALTH = "mz_spark_health"
 
 SPARK_JOB_COLUMNS = parse_columns(
     "job_id bigint, execution_id text, job_tag text, status text, pool text, num_stages integer, "
@@ -61,6 +64,12 @@ REFRESH_COLUMNS = parse_columns(
 )
 
 
+SPARK_HEALTH_COLUMNS = parse_columns(
+    "state text, restarts bigint, failed_statements bigint, memory_cancels bigint, last_failure text, "
+    "last_failure_at timestamp with time zone, checked_at timestamp with time zone"
+)
+
+
 def _relation(name: str, oid: int, columns: tuple[tuple[str, str], ...]) -> BuiltinRelation:
     return BuiltinRelation("mz_internal", name, oid, columns, no_rows, from_state=False, live=True)
 
@@ -72,6 +81,7 @@ WORKLOAD_RELATIONS: tuple[BuiltinRelation, ...] = (
     _relation(HYDRATION_STATUSES, 17153, HYDRATION_COLUMNS),
     _relation(WALLCLOCK_GLOBAL_LAG, 17154, WALLCLOCK_LAG_COLUMNS),
     _relation(REFRESHES, 17155, REFRESH_COLUMNS),
+    _relation(SPARK_HEALTH, 17156, SPARK_HEALTH_COLUMNS),
 )
 
 
