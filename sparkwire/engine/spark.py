@@ -69,7 +69,7 @@ from pyspark.sql import DataFrame, SparkSession
 from sparkwire import errors
 from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
-from sparkwire.engine.spark_process import discard, jvm_max_memory, launch, probe
+from sparkwire.engine.spark_process import HeapGauge, discard, jvm_max_memory, launch, probe
 from sparkwire.engine.spark_sizing import SparkSizing, describe_size
 from sparkwire.engine.spark_watchdog import SparkHealth, SparkWatchdog
 
@@ -88,6 +88,8 @@ _CONNECT_SETTINGS = (
 _REINTERRUPT_SECONDS = 0.05
 _RESTART_ATTEMPTS = 3  # a restart launches a new JVM up to 1 + this many times before the engine is "failed"
 _RESTART_PAUSE_SECONDS = 2.0
+_HEAP_PRESSURE = 0.85  # live data over this fraction of the heap after GC: shed the longest-running statement
+_SHED_COOLDOWN_SECONDS = 5.0  # after a shed statement ended: the heap figure changes only at the next collection
 
 
 def _silence_pyspark_loggers() -> None:
@@ -143,8 +145,9 @@ class _Running:
     """A statement in flight under one tag; `reason` is set once it is cancelled."""
 
     reason: str | None = None
-    failure: errors.PgError | None = None  # set when the engine failed under the statement
+    failure: errors.PgError | None = None  # set when the engine failed under the statement, or shed it
     done: threading.Event = field(default_factory=threading.Event)
+    started: float = field(default_factory=time.monotonic)
 
 
 class SparkEngine:
@@ -183,6 +186,7 @@ class SparkEngine:
         self._watchdog: SparkWatchdog | None = None
         self._closing = False
         self._restart_listeners: list[Callable[[], None]] = []
+        self._last_shed = 0.0
 
     # ---- lifecycle ----------------------------------------------------------------------------------------
 
@@ -206,6 +210,10 @@ class SparkEngine:
     def _conf(self) -> dict[str, str]:
         conf = spark_conf(self._data_dir, shuffle_partitions=self._sizing.shuffle_partitions)
         conf.update(self._sizing.conf(local=self._master.startswith("local")))
+        if self._master.startswith("local"):
+            # a JVM that ran out of heap is not trustworthy (threads that died with the OutOfMemoryError leave
+            # statements waiting forever): it exits instead, and the watchdog starts a new one within seconds
+            conf["spark.driver.extraJavaOptions"] += " -XX:+ExitOnOutOfMemoryError"
         conf.update(self._extra_conf)
         if self._remote is not None:
             conf = {k: v for k, v in conf.items() if k in _CONNECT_SETTINGS}
@@ -245,12 +253,47 @@ class SparkEngine:
             self._changed.notify_all()
         if self._remote is None and not self._closing:
             generation = self._generation
+            gauge: list[HeapGauge] = []
             self._watchdog = SparkWatchdog(
-                lambda: probe(spark),
+                lambda: self._check(spark, gauge),
                 lambda reason: self._failed(reason, generation),
                 interval=self._watchdog_interval,
                 wedged_after=self._wedged_after,
             ).start()
+
+    def _check(self, spark: SparkSession, gauge: list[HeapGauge]) -> str | None:
+        """The watchdog's probe: is the JVM usable, and is its heap about to run out (then shed a statement)?"""
+        reason = probe(spark)
+        if reason is not None:
+            return reason
+        if not gauge:
+            gauge.append(HeapGauge(spark))
+        pressure = gauge[0].fraction()
+        if pressure >= _HEAP_PRESSURE:
+            self._shed(pressure)
+        return None
+
+    def _shed(self, pressure: float) -> None:
+        """Live data fills the heap: cancel the statement that has run longest with 53200 before the JVM thrashes
+        (a wedged JVM takes every statement down; this takes one)."""
+        now = time.monotonic()
+        with self._lock:
+            shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
+            if shedding or now - self._last_shed < _SHED_COOLDOWN_SECONDS:
+                return  # one at a time: the last one shed frees its memory only when its tasks end
+            idle = [(r.started, tag) for tag, r in self._running.items() if r.reason is None and r.failure is None]
+            candidates = idle
+            if not candidates:
+                return
+            tag = min(candidates)[1]
+            self._running[tag].failure = errors.out_of_memory(
+                f"Spark's heap was {pressure:.0%} full of live data; the statement that had run longest was "
+                "cancelled to keep Spark up"
+            )
+            self._last_shed = now
+            self._health = replace(self._health, memory_cancels=self._health.memory_cancels + 1)
+        log.warning("Spark's heap is %.0f%% full after GC: cancelling %s with 53200", pressure * 100, tag)
+        self._interrupt(tag, "canceling statement: out of memory")
 
     def _failed(self, reason: str, generation: int) -> None:
         """The session of `generation` died or wedged: fail what runs on it, and start a new one."""

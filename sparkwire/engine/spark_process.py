@@ -99,3 +99,24 @@ def discard(spark: SparkSession | None) -> None:
     SparkSession._instantiatedSession = None
     SparkSession._activeSession = None
     SQLContext._instantiatedContext = None
+
+
+class HeapGauge:
+    """How full the driver JVM's heap was after its last garbage collections: the used bytes each heap memory pool
+    reported after its last collection, over the maximum heap (0.0 to 1.0). Garbage does not count, so a value near
+    1.0 means live data fills the heap: the JVM is about to thrash or throw OutOfMemoryError. The pools are looked
+    up once; a read is a few py4j calls."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        jvm: Any = spark.sparkContext._jvm
+        management = jvm.java.lang.management.ManagementFactory
+        self._pools = [p for p in management.getMemoryPoolMXBeans() if str(p.getType().toString()) == "Heap memory"]
+        self._max = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
+
+    def fraction(self) -> float:
+        used = 0
+        for pool in self._pools:
+            usage = pool.getCollectionUsage()
+            if usage is not None:
+                used += int(usage.getUsed())
+        return used / self._max if self._max > 0 else 0.0

@@ -22,9 +22,12 @@ Defaults (why):
   broadcast hash relation takes at least one; with dozens of small broadcast relations in one plan the pages, not
   the rows, filled the storage memory.
 - shuffle partitions: twice the cores, at least 2 (AQE coalesces small shuffles anyway).
-- a fatal error in a task (OutOfMemoryError) fails the task and its statement instead of exiting the JVM
-  (`spark.executor.killOnFatalError.depth=0`: in `local[*]` the executor is the driver, so Spark's default would
-  take every session's Spark down with one query).
+- a fatal error in a task (a StackOverflowError, Spark's own SparkOutOfMemoryError) fails the task and its
+  statement instead of exiting the JVM (`spark.executor.killOnFatalError.depth=0`: in `local[*]` the executor is
+  the driver, so Spark's default would take every session's Spark down with one query). A heap that really runs
+  out is another matter: `SparkEngine` cancels the statement first when live data fills the heap (53200), and
+  runs the embedded JVM with `-XX:+ExitOnOutOfMemoryError`, since threads that die of an OutOfMemoryError leave
+  the JVM half-working (statements that wait forever); the watchdog then restarts it.
 """
 
 from __future__ import annotations
