@@ -4,7 +4,8 @@ Contract:
 - `SparkHealth` is a frozen snapshot (what `SparkEngine.health()` returns): `state` (`starting`, `ready`,
   `restarting`, `failed`), `restarts` (completed restarts since the server started), `last_failure` (one line,
   or None) and `last_failure_at` (UTC), `failed_statements` (statements in flight that a failure ended) and
-  `checked_at` (the watchdog's last look, UTC, or None).
+  `memory_cancels` (statements cancelled with 53200 because live data filled the JVM's heap) and `checked_at` (the
+  watchdog's last look, UTC, or None).
 - `SparkWatchdog(probe, on_failure, interval=1.0, wedged_after=20.0)` runs a daemon thread that, every `interval`
   seconds, asks `probe()` (in a helper thread it can abandon) whether the engine is usable: `probe` returns None
   when it is, else the reason. A reason, or a probe still unanswered after `wedged_after` seconds (a JVM stuck in
@@ -35,6 +36,7 @@ class SparkHealth:
     last_failure: str | None = None
     last_failure_at: datetime | None = None
     failed_statements: int = 0
+    memory_cancels: int = 0
     checked_at: datetime | None = None
 
 
