@@ -272,8 +272,8 @@ def out_of_memory(detail: str | None = None) -> OutOfMemory:
     return OutOfMemory(
         "out of memory",
         detail=detail,
-        hint="The statement needed more memory than the Spark engine has (sparkwire serve --spark-memory); "
-        "narrow it (WHERE, LIMIT, fewer or smaller joins and aggregates) and try again.",
+        hint="Narrow the statement (WHERE, LIMIT, fewer or smaller joins and aggregates) and try again, or give "
+        "the server more memory (sparkwire serve --spark-memory for Spark).",
     )
 
 

@@ -19,6 +19,7 @@ names DuckDB's own functions whose results are not a function of their arguments
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -36,6 +37,9 @@ _CONFIG: dict[str, str | int | float | list[str]] = {
     "default_null_order": "nulls_last_on_asc_first_on_desc",
     "autoinstall_known_extensions": "false",
     "autoload_known_extensions": "false",
+    # DuckDB's default is 80% of the machine, in the server's own process: a query without user relations
+    # (generate_series, catalog joins) could take the machine. A quarter of it, like Spark's heap (issue 21).
+    "memory_limit": f"{max(1, (os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')) // 4 // 2**20)}MiB",
 }
 
 

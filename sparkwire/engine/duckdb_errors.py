@@ -210,6 +210,8 @@ _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
             lambda m: e.InsufficientPrivilege("permission denied: sparkwire does not access server files"),
         ),
         ("InterruptException", r".", lambda m: e.QueryCanceled("canceling statement")),
+        # past DuckDB's memory_limit (engine/duckdb.py): the statement fails, the server goes on
+        ("OutOfMemoryException", r".", lambda m: e.out_of_memory("DuckDB: past the server's DuckDB memory limit")),
     )
 )
 
