@@ -1,12 +1,12 @@
 """Multi-way join latency: sparkwire against PostgreSQL 15, same client code (psycopg) on both sides (issue 21).
 
-Run: `python -m bench.joins [--ways 5,10,20,50] [--repeat 5] [--server-arg=--spark-memory=2g ...]`.
+Run: `python -m bench.joins [--ways 5,10,20,50] [--repeat 5] [--rows N] [--server-arg=--spark-memory=2g ...]`.
 
 Starts its own PostgreSQL 15 (tests/support/postgres.py) and `sparkwire serve` (tests/support/server.py) on
 loopback ports in a temp dir and creates, on both, tables `j1` … `jN` (N = the largest join) of 10, 100 or 1,000
-rows (`j<i>` has 10 × 10^(i mod 3) rows: `a` = 1 … rows, `b` = (7a mod 10) + 1). The query for `k` relations is a
-chain of equalities written the way sqllogictest's select5 writes them: the FROM list and the WHERE conjuncts in
-a shuffled (seeded) order,
+rows (`j<i>` has 10 × 10^(i mod 3) rows, or `--rows` rows each: `a` = 1 … rows, `b` = (7a mod 10) + 1). The query
+for `k` relations is a chain of equalities written the way sqllogictest's select5 writes them: the FROM list and
+the WHERE conjuncts in a shuffled (seeded) order,
 
     SELECT count(*), sum(j1.a), max(jk.b) FROM j7, j2, …, j1, … WHERE j3.b = j4.a AND j1.b = j2.a AND …
 
@@ -36,15 +36,15 @@ from tests.support.server import SparkwireServer
 DEFAULT_WAYS = (5, 10, 20, 50)
 
 
-def rows_of(i: int) -> int:
-    return int(10 * 10 ** (i % 3))
+def rows_of(i: int, rows: int | None = None) -> int:
+    return rows if rows is not None else int(10 * 10 ** (i % 3))
 
 
-def create_tables(conn: psycopg.Connection[Any], count: int) -> None:
+def create_tables(conn: psycopg.Connection[Any], count: int, rows: int | None = None) -> None:
     for i in range(1, count + 1):
         conn.execute(f"DROP TABLE IF EXISTS j{i}")
         conn.execute(f"CREATE TABLE j{i} (a integer NOT NULL, b integer NOT NULL)")
-        conn.execute(f"INSERT INTO j{i} SELECT g, (g * 7) % 10 + 1 FROM generate_series(1, {rows_of(i)}) g")
+        conn.execute(f"INSERT INTO j{i} SELECT g, (g * 7) % 10 + 1 FROM generate_series(1, {rows_of(i, rows)}) g")
 
 
 def join_query(ways: int, seed: int = 21) -> str:
@@ -76,6 +76,7 @@ def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     args.add_argument("--ways", default=",".join(map(str, DEFAULT_WAYS)), help="join sizes, comma-separated")
     args.add_argument("--repeat", type=int, default=5, help="timed runs per server and join size (median counts)")
+    args.add_argument("--rows", type=int, help="rows in every table (default: 10, 100 or 1,000 by table)")
     args.add_argument("--server-arg", action="append", default=[], help="an argument for `sparkwire serve`")
     opts = args.parse_args()
     ways = [int(w) for w in opts.ways.split(",") if w.strip()]
@@ -88,9 +89,9 @@ def main() -> None:
         pg = stack.enter_context(psycopg.connect(oracle.dsn, autocommit=True))
         sw = stack.enter_context(psycopg.connect(server.dsn, autocommit=True))
         print(f"PostgreSQL on :{oracle.port}, sparkwire on :{server.port}; creating {max(ways)} tables …", flush=True)
-        create_tables(pg, max(ways))
+        create_tables(pg, max(ways), opts.rows)
         pg.execute("ANALYZE")  # what autovacuum would have done by now
-        create_tables(sw, max(ways))
+        create_tables(sw, max(ways), opts.rows)
         sw.execute("SELECT count(*) FROM j1").fetchone()  # waits for Spark to be up
         print(f"sparkwire Spark: {spark_settings(server)}")
         header = f"{'relations':>9}  {'postgres ms (median/best)':>26}  {'sparkwire ms (median/best)':>27}"
