@@ -44,9 +44,15 @@ Conn = psycopg.Connection[Any]
 
 
 def children(pid: int) -> list[int]:
+    """The child processes of `pid` (FileNotFoundError when `pid` itself is gone). A thread of `pid` that ends
+    between listing the threads and reading its children is skipped: the server starts and ends threads all along
+    (statement timers, cancels), and that race is no sign of a dead server."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
+        try:
+            text = (task / "children").read_text().split()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
         found.extend(int(child) for child in text)
     return found
 

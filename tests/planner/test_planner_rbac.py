@@ -477,6 +477,16 @@ def expected_access(schema: str, name: str, sensitivity: str, role: str) -> str:
         return "all" if monitor or support or role == "redacted" else "own"
     if name in ("mz_optimizer_notices", "mz_notices", "mz_ignored_optimizer_notices"):
         return "all" if monitor else "denied"
+    # issue 14: the statement history (every role its own statements) and Spark's jobs
+    redacted_reader = monitor or support or role == "redacted"
+    if name == "mz_recent_activity_log":
+        return "all" if monitor else "own"
+    if name in ("mz_recent_activity_log_redacted", "mz_statement_lifecycle_history"):
+        return "all" if redacted_reader else "own"
+    if name in ("mz_sql_text", "mz_spark_jobs", "mz_spark_stages"):
+        return "all" if monitor else "denied"
+    if name == "mz_sql_text_redacted":
+        return "all" if redacted_reader else "denied"
     return {"public": "all", "superuser_and_support": "all" if support else "denied", "superuser": "denied"}[
         sensitivity
     ]

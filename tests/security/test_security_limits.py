@@ -98,7 +98,20 @@ def test_lock_timeout_on_a_view_another_session_is_computing(server: SparkwireSe
         result: list[Any] = []
         reader = threading.Thread(target=lambda: result.append(builder.execute("SELECT n FROM lim_slow").fetchone()))
         reader.start()
-        time.sleep(0.7)  # into the build (pg_stat_activity does not show running statements yet: issue 14)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # into the build: its Spark job runs on behalf of the reader's statement
+            running = other.execute(
+                "SELECT count(*) FROM mz_internal.mz_spark_jobs j "
+                "JOIN mz_internal.mz_recent_activity_log l ON l.execution_id::text = j.execution_id "
+                "JOIN mz_internal.mz_sessions s ON s.id = l.session_id "
+                "WHERE j.status = 'running' AND l.finished_at IS NULL AND s.connection_id = %s",
+                (builder.info.backend_pid,),
+            ).fetchone()
+            if running is not None and running[0]:
+                break
+            time.sleep(0.02)
+        else:
+            pytest.fail("the materialized view's build never showed as running in mz_spark_jobs")
         with pytest.raises(psycopg.Error) as caught:
             other.execute("SELECT n FROM lim_slow")
         assert caught.value.sqlstate == "55P03"
