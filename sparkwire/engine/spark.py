@@ -281,8 +281,7 @@ class SparkEngine:
             shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
             if shedding or now - self._last_shed < _SHED_COOLDOWN_SECONDS:
                 return  # one at a time: the last one shed frees its memory only when its tasks end
-            idle = [(r.started, tag) for tag, r in self._running.items() if r.reason is None and r.failure is None]
-            candidates = idle
+            candidates = [(r.started, t) for t, r in self._running.items() if r.reason is None and r.failure is None]
             if not candidates:
                 return
             tag = min(candidates)[1]
