@@ -2,8 +2,8 @@
 
 Contract (the planner's view):
 
-    engine = SparkEngine(data_dir, sizing=SparkSizing.for_machine())  # embedded local[*]; or master="spark://h:7077";
-                                                  # or remote="sc://h"; sizing: engine/spark_sizing.py
+    engine = SparkEngine(data_dir, sizing=SparkSizing.for_machine())  # embedded local[*] sized from the machine
+                                                  # (spark_sizing); or master="spark://h:7077"; or remote="sc://h"
     engine.start_background()                     # cold start (~10 s) in a daemon thread, never in a connection path
     engine.wait_ready(timeout=30) -> bool         # True once the session is up; `is_ready` polls without waiting
     engine.health() -> SparkHealth                # starting / ready / restarting / failed, restarts, last failure
@@ -34,9 +34,13 @@ statement in flight fails with SystemFailure (58000, "the Spark engine failed an
 the old JVM is killed and PySpark's process-wide state reset (`spark_process.discard`), and a new session starts in
 the background (retried three times, then `failed`; the next statement that needs Spark tries again). Meanwhile
 `is_ready` is False, so callers wait as they do at start; catalog queries never needed Spark. Restart listeners run
-before the new session is handed out (the planner forgets its temporary views). A statement that runs out of memory
-fails with 53200 (`spark_errors`), and a task's OutOfMemoryError fails the task instead of exiting the JVM
-(`spark_sizing`), so one statement does not take Spark down for the others.
+before the new session is handed out (the planner forgets its temporary views).
+
+Memory: a statement that runs out of memory fails with 53200, from Spark's own failures (`spark_errors`) or from
+the watchdog's heap check: when live data (heap used after garbage collection) passes 85% of the heap, the
+statement that has run longest is cancelled with 53200, one at a time, before the JVM thrashes. A JVM whose heap
+runs out anyway exits (`-XX:+ExitOnOutOfMemoryError`: threads that died of the error left statements waiting
+forever) and is restarted as above. `health().memory_cancels` counts the statements shed.
 
 Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow
 (`DataFrame.toArrow()`: Spark sends Arrow batches out of partition order and the driver reorders them, so a lazily
