@@ -102,21 +102,26 @@ def discard(spark: SparkSession | None) -> None:
 
 
 class HeapGauge:
-    """How full the driver JVM's heap was after its last garbage collections: the used bytes each heap memory pool
-    reported after its last collection, over the maximum heap (0.0 to 1.0). Garbage does not count, so a value near
-    1.0 means live data fills the heap: the JVM is about to thrash or throw OutOfMemoryError. The pools are looked
-    up once; a read is a few py4j calls."""
+    """How full the driver JVM's heap is of live data, 0.0 to 1.0: the used bytes each heap memory pool reported
+    after its last collection, over the maximum heap — and no more than the heap's current use, since a pool's
+    after-collection figure stays as it was until that pool is collected again. Garbage does not count, so a value
+    near 1.0 means live data fills the heap: the JVM is about to thrash or throw OutOfMemoryError. The pools are
+    looked up once; a read is a few py4j calls."""
 
     def __init__(self, spark: SparkSession) -> None:
         jvm: Any = spark.sparkContext._jvm
         management = jvm.java.lang.management.ManagementFactory
+        self._memory = management.getMemoryMXBean()
         self._pools = [p for p in management.getMemoryPoolMXBeans() if str(p.getType().toString()) == "Heap memory"]
         self._max = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
 
     def fraction(self) -> float:
+        if self._max <= 0:
+            return 0.0
         used = 0
         for pool in self._pools:
             usage = pool.getCollectionUsage()
             if usage is not None:
                 used += int(usage.getUsed())
-        return used / self._max if self._max > 0 else 0.0
+        now = int(self._memory.getHeapMemoryUsage().getUsed())
+        return min(used, now) / self._max
