@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sparkwire.catalog import drops
+from sparkwire.catalog import clusters, drops
 from sparkwire.catalog.builtins import (
     MZ_SYSTEM_ROLE_ID,
     PUBLIC_ROLE_ID,
@@ -27,7 +27,6 @@ from sparkwire.catalog.comments import set_comment, without_orphans
 from sparkwire.catalog.objects import (
     INDEXABLE_KINDS,
     PRIVILEGES_BY_KIND,
-    Cluster,
     Database,
     IgnoredNotice,
     Item,
@@ -41,14 +40,17 @@ from sparkwire.catalog.objects import (
 )
 from sparkwire.catalog.ops import (
     AdvanceTimestamp,
+    AlterCluster,
     AlterOwner,
     AlterRole,
     CreateCluster,
+    CreateClusterReplica,
     CreateDatabase,
     CreateItem,
     CreateRole,
     CreateSchema,
     DropCluster,
+    DropClusterReplica,
     DropDatabase,
     DropItems,
     DropRole,
@@ -70,7 +72,6 @@ from sparkwire.catalog.state import CatalogState
 from sparkwire.catalog.wording import AlreadyExists, noun, with_article
 from sparkwire.errors import (
     DependentObjectsStillExist,
-    DuplicateObject,
     InsufficientPrivilege,
     InvalidGrantOperation,
     InvalidObjectDefinition,
@@ -123,9 +124,15 @@ def _apply(state: CatalogState, op: Op, out: Applied, timestamp: int) -> Catalog
         case DropSchema():
             return _drop_schema(state, op, out)
         case CreateCluster():
-            return _create_cluster(state, op, out)
+            return clusters.create_cluster(state, op, out.created)
         case DropCluster():
             return _drop_cluster(state, op, out)
+        case AlterCluster():
+            return clusters.alter_cluster(state, op)
+        case CreateClusterReplica():
+            return clusters.create_replica(state, op)
+        case DropClusterReplica():
+            return clusters.drop_replica(state, op)
         case CreateItem():
             return _create_item(state, op.spec, op.if_not_exists, out, timestamp)
         case ReplaceItem():
@@ -316,17 +323,6 @@ def _drop_schema(state: CatalogState, op: DropSchema, out: Applied) -> CatalogSt
     out.dropped.append(ObjectRef("schema", op.schema_id))
     schemas = {k: s for k, s in state.schemas.items() if k != op.schema_id}
     return _without_privileges_on(state.evolve(schemas=schemas), [ObjectRef("schema", op.schema_id)])
-
-
-def _create_cluster(state: CatalogState, op: CreateCluster, out: Applied) -> CatalogState:
-    if state.cluster_by_name(op.name) is not None:
-        raise DuplicateObject(f'cluster "{op.name}" already exists')
-    if op.name.startswith("mz_"):
-        raise ReservedName(f'cluster name "{op.name}" is reserved')
-    _require_role(state, op.owner_id)
-    cluster_id, state = _alloc_id(state, "cluster")
-    out.created.append(ObjectRef("cluster", cluster_id))
-    return state.evolve(clusters={**state.clusters, cluster_id: Cluster(cluster_id, op.name, op.owner_id)})
 
 
 def _drop_cluster(state: CatalogState, op: DropCluster, out: Applied) -> CatalogState:

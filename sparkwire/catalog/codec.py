@@ -15,6 +15,7 @@ from typing import Any
 
 from sparkwire.catalog.objects import (
     Cluster,
+    ClusterReplica,
     Column,
     Comment,
     Database,
@@ -71,6 +72,11 @@ def _item(d: dict[str, Any]) -> Item:
     return Item(**d)
 
 
+def _cluster(d: dict[str, Any]) -> Cluster:
+    d["replicas"] = tuple(ClusterReplica(**r) for r in d.get("replicas", ()))
+    return Cluster(**d)
+
+
 def _privilege(d: dict[str, Any]) -> Privilege:
     d["object"] = ObjectRef(**d["object"])
     return Privilege(**d)
@@ -86,7 +92,7 @@ _DECODERS: dict[str, Callable[[dict[str, Any]], CatalogObject]] = {
     "schema": lambda d: Schema(**d),
     "role": lambda d: Role(**d),
     "membership": lambda d: RoleMembership(**d),
-    "cluster": lambda d: Cluster(**d),
+    "cluster": _cluster,
     "item": _item,
     "privilege": _privilege,
     "notice": lambda d: IgnoredNotice(**d),

@@ -100,10 +100,29 @@ class RoleMembership:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterReplica:
+    """A replica of a cluster: `id` from its own id space (`u1`, …), `name` unique within the cluster (`r1`, … for
+    a managed cluster's), `size` a name of `catalog.sizes.SIZES`. A replica is a FAIR pool on Spark."""
+
+    id: str
+    name: str
+    size: str
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
+    """A cluster (the unit of compute). Managed (`CREATE CLUSTER c (SIZE = …, REPLICATION FACTOR = n)`): its
+    replicas `r1` … `rn` all have `size`. Unmanaged (`CREATE CLUSTER c REPLICAS (…)`): `size` and
+    `replication_factor` are None and replicas come and go with CREATE / DROP CLUSTER REPLICA. Clusters stored
+    before sizes existed load as managed with no size and no replicas (`catalog.clusters.effective_size`)."""
+
     id: str
     name: str
     owner_id: str
+    size: str | None = None
+    replication_factor: int | None = None
+    managed: bool = True
+    replicas: tuple[ClusterReplica, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ Choices:
   `DropSchema`/`DropDatabase`/`DropCluster` plan their contents themselves inside the transaction.
 - `RenameItem` carries its dependents' rewritten `create_sql` (the planner writes them).
 - `if_not_exists` on create ops turns a name clash into a skipped op reported in `TransactResult.skipped`.
+- Cluster ops (`CreateCluster`, `AlterCluster`, `CreateClusterReplica`, `DropClusterReplica`) are applied in
+  catalog/clusters.py; sizes are validated by the planner (`sizes.resolve_size`) and again there.
 - `SetSystemVariable` / `ResetSystemVariable` store and remove an ALTER SYSTEM default; the catalog does not know
   the variables (planner/statements/variables.py does), so the planner validates name and value first.
 """
@@ -59,8 +61,39 @@ class DropSchema:
 
 @dataclass(frozen=True, slots=True)
 class CreateCluster:
+    """A managed cluster (`replicas` None: `replication_factor` replicas `r1`… of `size`, default size when None)
+    or an unmanaged one (`replicas`: (name, size) pairs). Sizes are canonical (`sizes.resolve_size`)."""
+
     name: str
     owner_id: str
+    size: str | None = None
+    replication_factor: int = 1
+    replicas: tuple[tuple[str, str], ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AlterCluster:
+    """ALTER CLUSTER: rename, or (managed clusters) a new size / replication factor. A new size replaces every
+    replica by new ones (new ids, hence new Spark pools), as Materialize's managed clusters do; a new factor adds
+    or removes the highest-numbered replicas. None leaves a setting as it is."""
+
+    cluster_id: str
+    new_name: str | None = None
+    size: str | None = None
+    replication_factor: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CreateClusterReplica:
+    cluster_id: str
+    name: str
+    size: str
+
+
+@dataclass(frozen=True, slots=True)
+class DropClusterReplica:
+    cluster_id: str
+    replica_id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +256,9 @@ Op = (
     | DropSchema
     | CreateCluster
     | DropCluster
+    | AlterCluster
+    | CreateClusterReplica
+    | DropClusterReplica
     | CreateItem
     | ReplaceItem
     | DropItems

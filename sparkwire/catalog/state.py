@@ -66,6 +66,7 @@ class Counters:
     role: int = 1
     cluster: int = 1
     item: int = 1
+    replica: int = 1
     oid: int = FIRST_USER_OID
 
 

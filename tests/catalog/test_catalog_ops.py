@@ -315,7 +315,7 @@ def test_clusters(catalog: Catalog) -> None:
     assert c == "u2"
     assert fails(catalog, [CreateCluster("c", MATERIALIZE_ROLE)])[:2] == (
         "42710",
-        'cluster "c" already exists',
+        "cluster 'c' already exists",
     )
     assert fails(catalog, [CreateCluster("mz_x", MATERIALIZE_ROLE)])[0] == "42939"
     (t,) = create(catalog, spec("table", "t"))

@@ -9,7 +9,8 @@ implicit privileges first, PUBLIC as an empty grantee); view definitions are the
 redacted_create_sql is create_sql (the catalog stores no secret literals); mz_columns.type is the type's SQL name
 without modifiers. mz_types lists the builtin types sparkwire speaks (schema pg_catalog, id `s<oid>`, category
 `array`, `pseudo` or `base`, owner mz_system) and user types (category NULL: the catalog does not record one).
-Clusters are managed, with no size or replicas recorded. mz_internal.mz_sessions (one row per connected session) is
+mz_clusters shows each cluster's size and replication factor (NULL for an unmanaged cluster; replicas are in
+catalog/cluster_relations.py). mz_internal.mz_sessions (one row per connected session) is
 not rendered from the catalog: `engine.introspection.sessions` adds and removes its rows as sessions come and go.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import datetime
 
 from sparkwire.catalog.builtins import MZ_SYSTEM_ROLE_ID
+from sparkwire.catalog.clusters import effective_size
 from sparkwire.catalog.objects import ITEM_KINDS, Item, ObjectRef
 from sparkwire.catalog.relations.pg_items import key_positions
 from sparkwire.catalog.relations.relation import (
@@ -176,10 +178,10 @@ def _clusters(state: CatalogState) -> list[Row]:
             c.name,
             c.owner_id,
             names.acl(ObjectRef("cluster", c.id), c.owner_id, "cluster", by_id=True, always=True),
-            True,
-            None,
-            None,
-            None,
+            c.managed,
+            effective_size(c),
+            c.replication_factor if c.replication_factor is not None or not c.managed else 1,
+            False,
             None,
             False,
             _INTROSPECTION_INTERVAL,
