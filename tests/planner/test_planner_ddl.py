@@ -20,8 +20,10 @@ from sparkwire.catalog.objects import Column, Item
 from sparkwire.errors import PgError
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.planner.bind.resolve import Names, user_relations
+from sparkwire.planner.execute.user_data import CLUSTER_STATEMENTS
 from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
+from sparkwire.planner.statements.clusters import plan_cluster
 from sparkwire.planner.statements.ddl import DdlContext, DdlPlan, plan_ddl
 from tests.support.postgres import PostgresOracle
 
@@ -282,7 +284,7 @@ def test_materialized_view(catalog: Catalog) -> None:
     )
     assert fails(catalog, "CREATE MATERIALIZED VIEW mv2 IN CLUSTER nosuch AS SELECT 1")[:2] == (
         "42704",
-        'cluster "nosuch" does not exist',
+        "unknown cluster 'nosuch'",
     )
     assert plan(catalog, "CREATE VIEW v AS SELECT 1").query is None
 
@@ -356,7 +358,7 @@ def test_index_errors_and_if_not_exists(catalog: Catalog) -> None:
     )
     assert fails(catalog, "CREATE INDEX IN CLUSTER nosuch ON t (a)")[:2] == (
         "42704",
-        'cluster "nosuch" does not exist',
+        "unknown cluster 'nosuch'",
     )
     created(catalog, "CREATE INDEX i ON t (a)")
     assert fails(catalog, "CREATE INDEX i ON t (a)")[:2] == ("42P07", 'relation "i" already exists')
@@ -506,14 +508,35 @@ def test_rename_errors_match_postgres(pg: psycopg.Connection[tuple[object, ...]]
 # ---- clusters and unsupported DDL ------------------------------------------------------------------------------
 
 
+def _cluster_ddl(catalog: Catalog, sql: str) -> DdlPlan:
+    stmt = g.parse_materialize_ddl(sql)
+    assert isinstance(stmt, CLUSTER_STATEMENTS), sql
+    planned = plan_cluster(stmt, catalog.state, "u1", Names().context)
+    if planned.ops:
+        catalog.transact(list(planned.ops))
+    return planned
+
+
 def test_clusters(catalog: Catalog) -> None:
-    assert fails(catalog, "CREATE CLUSTER quickstart")[:2] == ("42710", 'cluster "quickstart" already exists')
-    assert fails(catalog, "CREATE CLUSTER c (SIZE = '1')")[:2] == ("0A000", "CREATE CLUSTER is not supported")
-    assert fails(catalog, "DROP CLUSTER quickstart CASCADE")[:2] == ("0A000", "DROP CLUSTER is not supported")
-    assert fails(catalog, "DROP CLUSTER nosuch")[:2] == ("42704", 'cluster "nosuch" does not exist')
-    assert plan(catalog, "DROP CLUSTER IF EXISTS nosuch").notices == (
+    def error(sql: str) -> tuple[str, str]:
+        with pytest.raises(PgError) as info:
+            _cluster_ddl(catalog, sql)
+        return info.value.code, info.value.message
+
+    assert error("CREATE CLUSTER quickstart") == ("42710", "cluster 'quickstart' already exists")
+    assert error("CREATE CLUSTER c (SIZE = '1')") == ("22023", "unknown cluster replica size '1'")
+    assert error("DROP CLUSTER nosuch") == ("42704", "unknown cluster 'nosuch'")
+    assert _cluster_ddl(catalog, "DROP CLUSTER IF EXISTS nosuch").notices == (
         Notice('cluster "nosuch" does not exist, skipping'),
     )
+    _cluster_ddl(catalog, "CREATE CLUSTER c (SIZE = 'small', REPLICATION FACTOR = 2)")
+    c = catalog.state.resolve_cluster("c")
+    assert (c.size, c.replication_factor, [r.name for r in c.replicas]) == ("50cc", 2, ["r1", "r2"])
+    _cluster_ddl(catalog, "ALTER CLUSTER c SET (SIZE = '200cc')")
+    assert {r.size for r in catalog.state.resolve_cluster("c").replicas} == {"200cc"}
+    assert error("CREATE CLUSTER REPLICA c.r3 (SIZE = '25cc')") == ("0A000", "cannot modify managed cluster c")
+    _cluster_ddl(catalog, "DROP CLUSTER c")
+    assert catalog.state.cluster_by_name("c") is None
 
 
 @pytest.mark.parametrize(

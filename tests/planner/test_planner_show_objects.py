@@ -86,7 +86,7 @@ def test_show_schemas_databases_clusters_objects(populated: Catalog) -> None:
         "s",
     ]
     assert show(populated, "SHOW DATABASES") == (["name", "comment"], [("materialize", None)])
-    assert show(populated, "SHOW CLUSTERS") == (["name", "replicas", "comment"], [("quickstart", None, None)])
+    assert show(populated, "SHOW CLUSTERS") == (["name", "replicas", "comment"], [("quickstart", "r1 (100cc)", None)])
     assert show(populated, "SHOW OBJECTS") == (
         ["name", "type", "comment"],
         [

@@ -1,10 +1,10 @@
 """Our own grammar for the DDL and SHOW statements sparkwire plans against the durable catalog.
 
 Contract: `parse_materialize_ddl(sql)` returns one frozen statement dataclass for CREATE TABLE [AS], CREATE [OR
-REPLACE] [MATERIALIZED] VIEW, CREATE [DEFAULT] INDEX, CREATE SCHEMA, CREATE/DROP CLUSTER, DROP TABLE / VIEW /
-MATERIALIZED VIEW / INDEX / SCHEMA, ALTER … RENAME TO, Materialize's SHOW TABLES / VIEWS / MATERIALIZED VIEWS /
-INDEXES / SCHEMAS / DATABASES / COLUMNS / CLUSTERS / OBJECTS and SHOW CREATE …, or None when the statement is
-none of those (roles, databases, grants, SHOW <variable>, queries: someone else's). Call it before
+REPLACE] [MATERIALIZED] VIEW, CREATE [DEFAULT] INDEX, CREATE SCHEMA, the cluster statements (grammar/cluster.py),
+DROP TABLE / VIEW / MATERIALIZED VIEW / INDEX / SCHEMA, ALTER … RENAME TO, Materialize's SHOW TABLES / VIEWS /
+MATERIALIZED VIEWS / INDEXES / SCHEMAS / DATABASES / COLUMNS / CLUSTERS / OBJECTS and SHOW CREATE …, or None when the
+statement is none of those (roles, databases, grants, SHOW <variable>, queries: someone else's). Call it before
 `utility.parse_utility`, which reads any `SHOW x` as a variable. A statement that starts like one of ours but
 breaks its grammar raises 42601 with PostgreSQL's wording and position; DDL sparkwire does not support (CREATE
 SEQUENCE, ALTER TABLE … ADD COLUMN, UNIQUE constraints, …) raises 0A000 naming it.
@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from sparkwire import errors as e
+from sparkwire.planner.grammar import cluster as c
+from sparkwire.planner.grammar.cluster import ClusterStatement
 from sparkwire.planner.grammar.ddl_parser import DdlParser, Name, RelationKind, quote, relation_kind
 from sparkwire.planner.grammar.show import ShowStatement, parse_show
 
@@ -83,18 +85,6 @@ class CreateSchema:
 
 
 @dataclass(frozen=True, slots=True)
-class CreateCluster:
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class DropCluster:
-    names: tuple[str, ...]
-    if_exists: bool = False
-    cascade: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class DropObjects:
     kind: DropKind
     names: tuple[Name, ...]
@@ -110,9 +100,7 @@ class AlterRename:
     if_exists: bool = False
 
 
-DdlStatement = (
-    CreateTable | CreateView | CreateIndex | CreateSchema | CreateCluster | DropCluster | DropObjects | AlterRename
-)
+DdlStatement = CreateTable | CreateView | CreateIndex | CreateSchema | DropObjects | AlterRename | ClusterStatement
 Statement = DdlStatement | ShowStatement
 
 # Words that end a column type or a DEFAULT expression inside a column definition.
@@ -315,7 +303,7 @@ def _create(p: DdlParser) -> Statement | None:
         p.end()
         return CreateSchema(name, if_not_exists)
     if p.accept("cluster"):
-        return CreateCluster(p.name())
+        return c.parse_create(p)
     if w not in _OTHER_OBJECTS:
         raise p.error()
     words = [w]
@@ -341,11 +329,7 @@ def _drop(p: DdlParser) -> Statement | None:
     if w in _NOT_OURS_DROP:
         return None
     if p.accept("cluster"):
-        if_exists = p.accept("if", "exists")
-        clusters = [p.name()]
-        while p.accept_op(","):
-            clusters.append(p.name())
-        return DropCluster(tuple(clusters), if_exists, _cascade(p))
+        return c.parse_drop(p)
     kind: DropKind | None = "schema" if p.accept("schema") else relation_kind(p)
     if kind is None:
         if w is None:
@@ -366,9 +350,11 @@ def _alter(p: DdlParser) -> Statement | None:
     w = p.word()
     if w in _NOT_OURS_ALTER:
         return None
+    if p.accept("cluster"):
+        return c.parse_alter(p)
     kind = relation_kind(p)
     if kind is None:
-        if w not in _OTHER_OBJECTS and w not in ("schema", "cluster"):
+        if w not in _OTHER_OBJECTS and w != "schema":
             raise p.error()
         raise _unsupported(f"ALTER {w.upper()}")
     if_exists = p.accept("if", "exists")

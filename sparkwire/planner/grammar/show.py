@@ -1,6 +1,6 @@
 """Materialize's SHOW statements for objects: SHOW TABLES / VIEWS / MATERIALIZED VIEWS / INDEXES / SCHEMAS /
-DATABASES / CLUSTERS / OBJECTS [FROM s] [IN CLUSTER c] [ON obj] [LIKE 'p' | WHERE …], SHOW [EXTENDED] [FULL]
-COLUMNS FROM obj, SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX obj.
+DATABASES / CLUSTERS / CLUSTER REPLICAS / OBJECTS [FROM s] [IN CLUSTER c] [ON obj] [LIKE 'p' | WHERE …],
+SHOW [EXTENDED] [FULL] COLUMNS FROM obj, SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX obj.
 
 Contract: `parse_show(p)` continues a `DdlParser` positioned after SHOW and returns a `ShowObjects`,
 `ShowColumns` or `ShowCreate`, or None when what follows SHOW is none of those (a variable: `utility.py`'s).
@@ -13,7 +13,10 @@ from typing import Literal
 
 from sparkwire.planner.grammar.ddl_parser import DdlParser, Name, RelationKind, relation_kind
 
-ShowWhat = Literal["tables", "views", "materialized-views", "indexes", "schemas", "databases", "clusters", "objects"]
+ShowWhat = Literal[
+    "tables", "views", "materialized-views", "indexes", "schemas", "databases", "clusters", "objects",
+    "cluster-replicas",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,7 @@ _SHOW_WORDS: tuple[tuple[tuple[str, ...], ShowWhat], ...] = (
     (("schemas",), "schemas"),
     (("databases",), "databases"),
     (("clusters",), "clusters"),
+    (("cluster", "replicas"), "cluster-replicas"),
     (("objects",), "objects"),
 )
 

@@ -49,11 +49,14 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.builtins import IMPLICIT_SEARCH_SCHEMAS
 from sparkwire.catalog.objects import Item, ObjectRef, Schema
 from sparkwire.catalog.ops import (
+    AlterCluster,
     CreateCluster,
+    CreateClusterReplica,
     CreateDatabase,
     CreateItem,
     CreateSchema,
     DropCluster,
+    DropClusterReplica,
     DropDatabase,
     DropItems,
     DropSchema,
@@ -416,7 +419,12 @@ def check_ops(ops: Iterable[Op], state: CatalogState, role_id: str) -> None:
                 check_owner(ObjectRef("schema", schema_id), state, role_id)
             case DropDatabase(database_id=database_id):
                 check_owner(ObjectRef("database", database_id), state, role_id)
-            case DropCluster(cluster_id=cluster_id):
+            case (
+                DropCluster(cluster_id=cluster_id)
+                | AlterCluster(cluster_id=cluster_id)
+                | CreateClusterReplica(cluster_id=cluster_id)
+                | DropClusterReplica(cluster_id=cluster_id)
+            ):
                 check_owner(ObjectRef("cluster", cluster_id), state, role_id)
             case CreateDatabase() | CreateCluster():
                 letter = "B" if isinstance(op, CreateDatabase) else "N"

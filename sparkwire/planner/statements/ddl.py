@@ -35,7 +35,7 @@ from sparkwire import errors as e
 from sparkwire.api import Notice
 from sparkwire.catalog import CatalogState
 from sparkwire.catalog.drops import plan_drop, plan_drop_schema
-from sparkwire.catalog.objects import INDEXABLE_KINDS, Column, Item, ItemKind, ItemSpec, Schema
+from sparkwire.catalog.objects import INDEXABLE_KINDS, Cluster, Column, Item, ItemKind, ItemSpec, Schema
 from sparkwire.catalog.ops import CreateItem, CreateSchema, DropItems, DropSchema, Op, RenameItem, ReplaceItem
 from sparkwire.catalog.wording import duplicate_item, noun, with_article
 from sparkwire.pgtypes.registry import format_type, parse_type_name
@@ -79,21 +79,25 @@ def plan_ddl(stmt: g.DdlStatement, ctx: DdlContext) -> DdlPlan:
             return _create_index(stmt, ctx)
         case g.CreateSchema():
             return _create_schema(stmt, ctx)
-        case g.CreateCluster():
-            if ctx.state.cluster_by_name(stmt.name) is not None:
-                raise e.DuplicateObject(f'cluster "{stmt.name}" already exists')
-            raise e.FeatureNotSupported("CREATE CLUSTER is not supported")
-        case g.DropCluster():
-            return _drop_cluster(stmt, ctx)
         case g.DropObjects(kind="schema"):
             return _drop_schemas(stmt, ctx)
         case g.DropObjects():
             return _drop_items(stmt, ctx)
         case g.AlterRename():
             return _rename(stmt, ctx)
+        case _:  # the cluster statements: planner/statements/clusters.py
+            raise e.FeatureNotSupported("this statement is not supported")
 
 
 # ---- names --------------------------------------------------------------------------------------------------
+
+
+def _cluster(state: CatalogState, name: str) -> Cluster:
+    """The cluster an index or materialized view goes to (IN CLUSTER, else the session's): Materialize's 42704."""
+    cluster = state.cluster_by_name(name)
+    if cluster is None:
+        raise e.UndefinedObject(f"unknown cluster '{name}'")
+    return cluster
 
 
 def _creation_schema(name: Name, ctx: DdlContext) -> Schema:
@@ -326,7 +330,7 @@ def _create_view(stmt: g.CreateView, ctx: DdlContext) -> DdlPlan:
         raise duplicate_item(existing.kind, stmt.name.name)
     if existing is not None and existing.kind != kind:
         raise e.WrongObjectType(f'"{stmt.name.name}" is not {with_article(noun(kind))}')
-    cluster = ctx.state.resolve_cluster(stmt.cluster or ctx.cluster) if stmt.materialized else None
+    cluster = _cluster(ctx.state, stmt.cluster or ctx.cluster) if stmt.materialized else None
     tree, dependencies = _qualify(_parse_query(stmt.query, stmt.query_offset), ctx)
     columns = _query_columns(
         tree, stmt.columns, ctx, f"CREATE {noun(kind).upper()} specifies more column names than columns"
@@ -413,7 +417,7 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
         if stmt.if_not_exists:
             return DdlPlan((), "CREATE INDEX", (_exists_notice(existing.kind, name),))
         raise duplicate_item(existing.kind, name)
-    cluster = state.resolve_cluster(stmt.cluster or ctx.cluster)
+    cluster = _cluster(state, stmt.cluster or ctx.cluster)
     schema = state.schemas[on.schema_id]
     normalized_stmt = g.CreateIndex(_qualified(schema, on.name, state), keys, name, cluster=cluster.name)
     spec = ItemSpec(
@@ -514,17 +518,6 @@ def _drop_schemas(stmt: g.DropObjects, ctx: DdlContext) -> DdlPlan:
 
 def _oid_order(state: CatalogState) -> Callable[[str], int]:
     return lambda item_id: state.items[item_id].oid
-
-
-def _drop_cluster(stmt: g.DropCluster, ctx: DdlContext) -> DdlPlan:
-    notices: list[Notice] = []
-    for name in stmt.names:
-        if ctx.state.cluster_by_name(name) is not None:
-            raise e.FeatureNotSupported("DROP CLUSTER is not supported")
-        if not stmt.if_exists:
-            raise e.UndefinedObject(f'cluster "{name}" does not exist')
-        notices.append(Notice(f'cluster "{name}" does not exist, skipping'))
-    return DdlPlan((), "DROP CLUSTER", tuple(notices))
 
 
 # ---- ALTER … RENAME -----------------------------------------------------------------------------------------

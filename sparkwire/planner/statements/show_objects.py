@@ -18,6 +18,7 @@ import re
 from sparkwire import errors as e
 from sparkwire.api import Field
 from sparkwire.catalog import CatalogState
+from sparkwire.catalog.clusters import replicas
 from sparkwire.catalog.objects import Item, ObjectKind, ObjectRef, Schema
 from sparkwire.catalog.wording import noun
 from sparkwire.pgtypes.registry import type_by_oid
@@ -134,7 +135,15 @@ def _objects(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tupl
             return _fields("name", "comment"), [(s.name, _comment(state, "schema", s.id)) for s in schemas]
         case "clusters":
             return _fields("name", "replicas", "comment"), [
-                (c.name, None, _comment(state, "cluster", c.id)) for c in state.clusters.values()
+                (c.name, ", ".join(f"{r.name} ({r.size})" for r in replicas(c)), _comment(state, "cluster", c.id))
+                for c in sorted(state.clusters.values(), key=lambda c: c.name)
+            ]
+        case "cluster-replicas":
+            fields = (*_fields("cluster", "replica", "size"), Field("ready", BOOL), *_fields("comment"))
+            return fields, [
+                (c.name, r.name, r.size, True, None)
+                for c in sorted(state.clusters.values(), key=lambda c: c.name)
+                for r in replicas(c)
             ]
         case "indexes":
             return _indexes(stmt, state, names)
