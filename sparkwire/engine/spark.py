@@ -198,6 +198,11 @@ class SparkEngine:
     def sizing(self) -> SparkSizing:
         return self._sizing
 
+    @property
+    def data_dir(self) -> Path:
+        """Spark's own directory (configuration files, scratch space); compute/pools.py declares pools in it."""
+        return self._data_dir
+
     def start_background(self) -> None:
         """Start the session in a daemon thread; idempotent. After a failed start or failed restarts it tries
         again (a later statement asks for Spark again)."""

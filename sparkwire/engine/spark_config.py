@@ -6,17 +6,21 @@ all live inside `data_dir` (nothing is created in the working directory); few sh
 mode on (overflow, bad casts and division by zero raise, like PostgreSQL), session time zone UTC, no `${var}`
 substitution inside SQL text, no UI and no console progress bar, Arrow for PySpark conversions, FAIR scheduling whose
 `default` pool is itself FAIR so that a short query does not queue behind a long one (Spark does not preempt running
-tasks: a short query still waits for a free task slot, so long queries need many short tasks).
+tasks: a short query still waits for a free task slot, so long queries need many short tasks). The pools of the
+cluster replicas (`POOLS_FILE`, written by sparkwire/compute/pools.py) are declared too, FAIR, with their weight and
+minShare (`fair_scheduler_xml`).
 `below_the_server(SPARK_NICENESS)`, called on the thread that starts Spark, runs the embedded JVM at a lower CPU
 priority than the server, so that what never needs Spark keeps answering while Spark saturates the machine.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 log = logging.getLogger(__name__)
 # The embedded JVM runs at this nice value: under full CPU load, the server's own threads (the wire, the planner,
@@ -45,6 +49,27 @@ FAIR_SCHEDULER = """\
   <pool name="default"><schedulingMode>FAIR</schedulingMode><weight>1</weight><minShare>0</minShare></pool>
 </allocations>
 """
+# The cluster replicas' pools (sparkwire/compute/pools.py writes them: {"pool": [weight, minShare], …}); each start
+# declares them in fairscheduler.xml, which Spark reads once, when the SparkContext starts.
+POOLS_FILE = "cluster-pools.json"
+_POOL = (
+    '  <pool name="{name}"><schedulingMode>FAIR</schedulingMode>'
+    "<weight>{weight}</weight><minShare>{min_share}</minShare></pool>\n"
+)
+
+
+def fair_scheduler_xml(pools: dict[str, tuple[int, int]]) -> str:
+    """FAIR_SCHEDULER with one more FAIR pool per entry of `pools` (name → (weight, minShare))."""
+    lines = "".join(_POOL.format(name=escape(n), weight=w, min_share=m) for n, (w, m) in sorted(pools.items()))
+    return FAIR_SCHEDULER.replace("</allocations>", lines + "</allocations>")
+
+
+def declared_pools(data_dir: Path) -> dict[str, tuple[int, int]]:
+    try:
+        raw = json.loads((data_dir / POOLS_FILE).read_text())
+        return {str(name): (int(w), int(m)) for name, (w, m) in raw.items()}
+    except (OSError, ValueError, TypeError):
+        return {}
 
 
 def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = "error") -> dict[str, str]:
@@ -57,7 +82,7 @@ def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = 
     log4j = data_dir / "log4j2.properties"
     log4j.write_text(LOG4J2.format(level=log_level))
     fair = data_dir / "fairscheduler.xml"
-    fair.write_text(FAIR_SCHEDULER)
+    fair.write_text(fair_scheduler_xml(declared_pools(data_dir)))
     java_opts = (
         f"-Dlog4j2.configurationFile=file:{log4j} -Dderby.system.home={data_dir / 'derby'} "
         f"-Djava.io.tmpdir={data_dir / 'jvmtmp'}"

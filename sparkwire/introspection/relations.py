@@ -4,6 +4,7 @@ keeps the catalog-defined ones in step with the catalog."""
 
 from __future__ import annotations
 
+from sparkwire.catalog.cluster_relations import CLUSTER_RELATIONS
 from sparkwire.catalog.relations.comments import COMMENT_RELATIONS
 from sparkwire.catalog.relations.info import INFO_RELATIONS
 from sparkwire.catalog.relations.info_routines import ROUTINE_RELATIONS
@@ -24,6 +25,7 @@ RELATIONS: tuple[BuiltinRelation, ...] = (
     *INFO_RELATIONS,
     *ROUTINE_RELATIONS,
     *MZ_RELATIONS,
+    *CLUSTER_RELATIONS,
     *NOTICE_RELATIONS,
     *WORKLOAD_RELATIONS,
     *HISTORY_RELATIONS,

@@ -18,7 +18,9 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   indexes held in memory, planner/execute/resident.py; each computation of resident contents is told to `refreshes`,
   the freshness relations' source, introspection/workload/freshness.py) and `notices` (optimizer notices,
   planner/statements/notice_service.py: one per process, so that ALTER NOTICE finds a SELECT notice any session was
-  sent). `spark_jobs` is the live Spark work feed when the service started one (progress notices read it).
+  sent). `clusters` (compute/controller.py) picks the cluster replica's FAIR pool every Spark job runs in — a
+  materialized view's or index's refresh runs on the object's cluster — and tracks what runs where; it follows every
+  catalog commit. `spark_jobs` is the live Spark work feed when the service started one (progress notices read it).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from sparkwire.catalog import Catalog, CatalogState
 from sparkwire.catalog.catalog import TransactResult
 from sparkwire.catalog.objects import Item, ObjectRef
 from sparkwire.catalog.ops import Op
+from sparkwire.compute.controller import ClusterController, WorkKind
+from sparkwire.compute.live import install_live_views
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.introspection.workload.freshness import RefreshLog
@@ -68,6 +72,8 @@ class DataPlane:
         self.notices.start(catalog.state)
         self.refreshes = RefreshLog()  # freshness: every computation of resident contents (`_compute`)
         self.spark_jobs: SparkJobsFeed | None = None  # live Spark work, set by the service (progress notices)
+        self.clusters = ClusterController(spark, catalog.state)  # which replica's pool runs what (compute/)
+        install_live_views(duck, self.clusters)
 
     @property
     def state(self) -> CatalogState:
@@ -78,6 +84,7 @@ class DataPlane:
     def transact(self, ops: Sequence[Op]) -> TransactResult:
         before = self.catalog.state
         result = self.catalog.transact(ops)
+        self.clusters.sync(result.state)
         for ref in result.dropped:
             self._forget(before, ref)
         for ref in result.created:
@@ -158,4 +165,10 @@ class DataPlane:
             return snapshot.read_arrow(item.id)
         schema = state.schemas[item.schema_id]
         database = state.databases[schema.database_id or ""].name
-        return self.executor.run_arrow(definition_query(item), state, Names(database=database), ReadContext(snapshot))
+        names, read = Names(database=database), ReadContext(snapshot)
+        cluster_id = self.clusters.cluster_of(item, state)
+        if cluster_id is None:  # an unindexed view computed for a reader: the default pool
+            return self.executor.run_arrow(definition_query(item), state, names, read)
+        kind: WorkKind = "materialized-view" if item.kind == "materialized-view" else "index"
+        with self.clusters.running(kind, cluster_id, object_id=item.id) as pool:
+            return self.executor.run_arrow(definition_query(item), state, names, read, pool=pool)

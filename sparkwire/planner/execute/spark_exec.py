@@ -21,12 +21,13 @@ Contract:
     bound tree goes through the Spark guard (42501) and `translate.spark.to_spark_sql` with the catalog's column
     types, memoized by bound text and sources (repeated queries over unchanged data skip the translation, the
     bulk of `prepare`).
-  - `schema(query, params)`: the result's Arrow schema (analysis only); `run(query, params, job_tag, timeout)`: a
-    `SparkArrowStream` (cancel with `engine.cancel(job_tag)`: 57014); `explain(query, params)`: Spark's formatted
-    physical plan; `run_arrow(tree, state, names, read, params, param_types)`: prepare + run, as one Arrow table,
-    under the tag `sparkwire-internal-<n>` (materialized view and index computations), or
-    `sparkwire-internal-<n>.<execution_id>` inside `on_behalf_of(execution_id)` (the statement that needed it:
-    mz_spark_jobs shows it as that statement's work).
+  - `schema(query, params)`: the result's Arrow schema (analysis only); `run(query, params, job_tag, timeout,
+    pool)`: a `SparkArrowStream`, its jobs in the FAIR pool `pool` (a cluster replica's, compute/) (cancel with
+    `engine.cancel(job_tag)`: 57014); `explain(query, params)`: Spark's formatted physical plan; `run_arrow(tree,
+    state, names, read, params, param_types)`: prepare + run, as one Arrow table, under the tag
+    `sparkwire-internal-<n>` (materialized view and index computations), or `sparkwire-internal-<n>.<execution_id>`
+    inside `on_behalf_of(execution_id)` (the statement that needed it: mz_spark_jobs shows it as that statement's
+    work).
   - A `SparkQuery` can be run any number of times; each run reads the same data files.
 - Every failure is a PgError: 42P01/3F000 from name resolution, 0A000 for what is not supported (saying what),
   Spark's errors through engine/spark_errors.py.
@@ -253,10 +254,15 @@ class SparkExecutor:
             return self.engine.schema(query.sql, params)
 
     def run(
-        self, query: SparkQuery, params: Sequence[object], job_tag: str, timeout: float | None = None
+        self,
+        query: SparkQuery,
+        params: Sequence[object],
+        job_tag: str,
+        timeout: float | None = None,
+        pool: str | None = None,
     ) -> SparkArrowStream:
         with self.relations.pinned(query.sources):
-            return self.engine.execute_arrow(query.sql, params, job_tag=job_tag, timeout=timeout)
+            return self.engine.execute_arrow(query.sql, params, job_tag=job_tag, timeout=timeout, pool=pool)
 
     def explain(self, query: SparkQuery, params: Sequence[object] = ()) -> str:
         with self.relations.pinned(query.sources):
@@ -277,13 +283,14 @@ class SparkExecutor:
         read: ReadContext,
         params: Sequence[object] = (),
         param_types: Sequence[str] = (),
+        pool: str | None = None,
     ) -> pa.Table:
         query = self.prepare(tree, state, names, read, param_types)
         tag = f"sparkwire-internal-{next(_internal_tags)}"
         execution_id: str = getattr(_statement, "execution_id", "")
         if execution_id:
             tag += "." + execution_id.replace(",", "_")  # Spark job tags may not contain commas
-        stream = self.run(query, params, tag)
+        stream = self.run(query, params, tag, pool=pool)
         return pa.Table.from_batches(list(stream), schema=stream.schema)
 
 

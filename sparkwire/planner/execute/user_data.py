@@ -13,10 +13,12 @@ Contract (the session calls it; everything runs on the session's thread except `
 - `show(stmt)`, `explain(plan, params)`: rows for SHOW <objects> and EXPLAIN.
 - `cancel()`: cancels the Spark job of the running statement, if any (any thread); True when there was one.
 
-Spark jobs are tagged `sw-<n>` or, when the session set `execution_id`, `sw-<n>.<execution_id>` (mz_spark_jobs shows
-the statement by it; so are the materialized view computations its planning needs, see `spark_exec.on_behalf_of`);
-with the session variable `progress_notices` on (read through `setting`), a Spark statement sends progress NOTICEs
-every few seconds (introspection/workload/progress.py).
+Spark jobs run in the FAIR pool of a replica of the session's cluster (`cluster`, read through `setting`; 42704
+`unknown cluster 'x'` when it does not exist, 42501 without USAGE on it), tracked by the cluster controller
+(compute/controller.py). They are tagged `sw-<n>` or, when the session set `execution_id`, `sw-<n>.<execution_id>`
+(mz_spark_jobs shows the statement by it; so are the materialized view computations its planning needs, see
+`spark_exec.on_behalf_of`); with the session variable `progress_notices` on (read through `setting`), a Spark
+statement sends progress NOTICEs every few seconds (introspection/workload/progress.py).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from sqlglot import exp
 from sparkwire import errors as e
 from sparkwire.api import Field, Notice
 from sparkwire.catalog import CatalogState
+from sparkwire.catalog.builtins import DEFAULT_CLUSTER
 from sparkwire.catalog.objects import Column as CatalogColumn
-from sparkwire.catalog.objects import Item
+from sparkwire.catalog.objects import Item, ObjectRef
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.engine.spark import SparkArrowStream
 from sparkwire.introspection.workload.progress import watch as watch_progress
@@ -46,12 +49,14 @@ from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, SparkR
 from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
 from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
+from sparkwire.planner.grammar import cluster as cg
 from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.comment import CommentOn
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.planning.plan import Plan
-from sparkwire.planner.security.privileges import check_dml, check_ops, check_read, check_write
+from sparkwire.planner.security.privileges import check_dml, check_ops, check_privilege, check_read, check_write
 from sparkwire.planner.statements.byte_sizes import describe_byte_size
+from sparkwire.planner.statements.clusters import active_cluster, plan_cluster
 from sparkwire.planner.statements.comment import plan_comment
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
 from sparkwire.planner.statements.rbac import plan_rbac
@@ -61,9 +66,11 @@ from sparkwire.storage.txn import WriteTxn
 
 _job_numbers = itertools.count(1)
 SHOW_STATEMENTS = (ShowObjects, ShowColumns, ShowCreate)
+CLUSTER_STATEMENTS = (
+    cg.CreateCluster, cg.CreateClusterReplica, cg.AlterCluster, cg.DropCluster, cg.DropClusterReplica
+)  # fmt: skip
 DDL_STATEMENTS = (
-    g.CreateTable, g.CreateView, g.CreateIndex, g.CreateSchema, g.CreateCluster, g.DropCluster, g.DropObjects,
-    g.AlterRename,
+    g.CreateTable, g.CreateView, g.CreateIndex, g.CreateSchema, g.DropObjects, g.AlterRename, *CLUSTER_STATEMENTS
 )  # fmt: skip
 
 
@@ -121,6 +128,10 @@ class UserData:
         # workload introspection: how the last query ran (fast-path / standard) and what the session waits on
         self.strategy: str | None = None
         self.waiting: Callable[[str | None, str | None], None] = _not_waiting
+
+    def cluster_name(self) -> str:
+        """The session's `cluster` (SET cluster); what its Spark jobs, indexes and materialized views use."""
+        return self.setting("cluster") if self.setting is not None else DEFAULT_CLUSTER
 
     def forget_plans(self) -> None:
         self._routes.clear()
@@ -238,6 +249,8 @@ class UserData:
         params: Sequence[object],
         param_types: Sequence[str],
     ) -> SparkArrowStream:
+        cluster = active_cluster(state, self.cluster_name())  # 42704 before waiting for Spark
+        check_privilege(ObjectRef("cluster", cluster.id), "USAGE", state, names.role_id)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
         tag = f"sw-{next(_job_numbers)}"
@@ -251,7 +264,8 @@ class UserData:
                 self._job_tag = tag
             self.waiting("Extension", "SparkJob")
             try:
-                return executor.run(query, params, tag, None)
+                with self._data.clusters.running("query", cluster.id, execution_id=self.execution_id) as pool:
+                    return executor.run(query, params, tag, None, pool=pool)
             finally:
                 self.waiting(None, None)
                 with self._lock:
@@ -361,7 +375,10 @@ class UserData:
             if rbac.ops:
                 self._data.transact(list(rbac.ops))
             return rbac.tag
-        planned = plan_ddl(statement, DdlContext(state, names, self.describe_query))
+        if isinstance(statement, CLUSTER_STATEMENTS):
+            planned = plan_cluster(statement, state, names.role_id, names.context)
+        else:
+            planned = plan_ddl(statement, DdlContext(state, names, self.describe_query, self.cluster_name()))
         check_ops(planned.ops, state, names.role_id)
         if planned.query is not None:
             check_read(planned.query, state, names, names.role_id)

@@ -1,0 +1,224 @@
+"""`ClusterController`: the one place that knows which cluster replica runs what (seed 003: one machinery for
+statements, view maintenance and index building, and source ingestion when it comes).
+
+Contract (one per process, made by the data plane; every method may be called from any thread):
+- `sync(state)` after every catalog commit: the replicas of `state` become the Spark pools (declared for the next
+  Spark start, created in the running one when first used) and the replica history records replicas that came or
+  went (since the server started: replicas that existed at start have a NULL created_at).
+- `cluster_of(item, state)`: the cluster an object's work runs on — its own (materialized views, indexes), else the
+  cluster of its oldest index (an indexed view), else None.
+- `running(kind, cluster_id, object_id=…, execution_id=…)`: a context manager around one piece of work (`query`:
+  a statement's Spark job; `materialized-view` / `index`: a refresh of a maintained object; `ingestion` later); it
+  picks the cluster's replica (round robin over its replicas), makes sure its pool exists, records the work as
+  running until the block ends and yields the pool name for `spark.scheduler.pool`. A cluster without replicas
+  raises 55000 `CLUSTER "c" has no replicas available to service request` (Materialize's wording).
+- `active()`: the work running now; `history()`, `statuses()`, `utilization()`: the rows of the live relations
+  (compute/live.py). Utilization is per replica: cpu_percent = its pool's running tasks / Spark's task slots,
+  memory_percent = the JVM heap in use × its share of the running tasks / the size's memory; 0 when idle.
+"""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+from sparkwire import errors
+from sparkwire.catalog import CatalogState
+from sparkwire.catalog.clusters import replicas
+from sparkwire.catalog.objects import Cluster, ClusterReplica, Item
+from sparkwire.catalog.sizes import size_of
+from sparkwire.compute.pools import SparkPools, pool_name
+from sparkwire.engine.spark import SparkEngine
+
+WorkKind = Literal["query", "materialized-view", "index", "ingestion"]
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Work:
+    id: int
+    kind: WorkKind
+    cluster_id: str
+    replica_id: str
+    pool: str
+    object_id: str | None
+    execution_id: str | None
+    started_at: datetime.datetime
+
+
+@dataclass(slots=True)
+class _History:
+    replica_id: str
+    size: str
+    cluster_id: str
+    cluster_name: str
+    replica_name: str
+    created_at: datetime.datetime | None
+    dropped_at: datetime.datetime | None = None
+
+
+class ClusterController:
+    def __init__(self, spark: SparkEngine, state: CatalogState) -> None:
+        self._spark = spark
+        self.pools = SparkPools(spark)
+        self._lock = threading.Lock()
+        self._clusters: object = None
+        self._replicas: dict[str, tuple[Cluster, tuple[ClusterReplica, ...]]] = {}
+        self._turn = itertools.count()
+        self._ids = itertools.count(1)
+        self._work: dict[int, Work] = {}
+        self._history: dict[str, _History] = {}
+        self._sync(state, started=False)
+
+    # ---- the catalog's clusters → pools ---------------------------------------------------------------------
+
+    def sync(self, state: CatalogState) -> None:
+        self._sync(state, started=True)
+
+    def _sync(self, state: CatalogState, *, started: bool) -> None:
+        with self._lock:
+            if state.clusters is self._clusters:
+                return
+            self._clusters = state.clusters
+            self._replicas = {c.id: (c, replicas(c)) for c in state.clusters.values()}
+            now = _now()
+            live: set[str] = set()
+            for cluster, reps in self._replicas.values():
+                for r in reps:
+                    live.add(r.id)
+                    known = self._history.get(r.id)
+                    if known is None or known.dropped_at is not None:
+                        self._history[r.id] = _History(
+                            r.id, r.size, cluster.id, cluster.name, r.name, now if started else None
+                        )
+                    else:
+                        known.cluster_name = cluster.name
+            for h in self._history.values():
+                if h.replica_id not in live and h.dropped_at is None:
+                    h.dropped_at = now
+            pools = {
+                pool_name(c.id, r.id): size_of(r.size) for c, reps in self._replicas.values() for r in reps
+            }
+        self.pools.declare(pools)
+
+    def cluster_of(self, item: Item, state: CatalogState) -> str | None:
+        if item.cluster_id is not None:
+            return item.cluster_id
+        indexes = [i for i in state.items.values() if i.kind == "index" and i.on_id == item.id]
+        return min(indexes, key=lambda i: i.oid).cluster_id if indexes else None
+
+    # ---- work ------------------------------------------------------------------------------------------------
+
+    def _replica(self, cluster_id: str) -> tuple[str, ClusterReplica]:
+        with self._lock:
+            found = self._replicas.get(cluster_id)
+            if found is None:
+                raise errors.UndefinedObject(f"unknown cluster '{cluster_id}'")
+            cluster, reps = found
+            if not reps:
+                raise errors.ObjectNotInPrerequisiteState(
+                    f'CLUSTER "{cluster.name}" has no replicas available to service request',
+                    hint="Use CREATE CLUSTER REPLICA to attach cluster replicas to the cluster",
+                )
+            return cluster.id, reps[next(self._turn) % len(reps)]
+
+    @contextmanager
+    def running(
+        self,
+        kind: WorkKind,
+        cluster_id: str,
+        *,
+        object_id: str | None = None,
+        execution_id: str | None = None,
+    ) -> Iterator[str]:
+        cluster, replica = self._replica(cluster_id)
+        pool = pool_name(cluster, replica.id)
+        self.pools.ensure(pool)
+        work = Work(next(self._ids), kind, cluster, replica.id, pool, object_id, execution_id or None, _now())
+        with self._lock:
+            self._work[work.id] = work
+        try:
+            yield pool
+        finally:
+            with self._lock:
+                self._work.pop(work.id, None)
+
+    def active(self) -> list[Work]:
+        with self._lock:
+            return sorted(self._work.values(), key=lambda w: w.id)
+
+    # ---- introspection -------------------------------------------------------------------------------------
+
+    def history(self) -> list[dict[str, object]]:
+        with self._lock:
+            return [
+                {
+                    "replica_id": h.replica_id,
+                    "size": h.size,
+                    "cluster_id": h.cluster_id,
+                    "cluster_name": h.cluster_name,
+                    "replica_name": h.replica_name,
+                    "created_at": h.created_at,
+                    "dropped_at": h.dropped_at,
+                    "credits_per_hour": float(size_of(h.size).credits_per_hour),
+                }
+                for h in self._history.values()
+            ]
+
+    def _all_replicas(self) -> list[tuple[str, ClusterReplica]]:
+        with self._lock:
+            return [(c.id, r) for c, reps in self._replicas.values() for r in reps]
+
+    def statuses(self) -> list[dict[str, object]]:
+        health = self._spark.health()
+        online = health.state == "ready"
+        reason = None if online else (health.last_failure or f"the Spark engine is {health.state}")
+        return [
+            {
+                "replica_id": r.id,
+                "process_id": 0,
+                "status": "online" if online else "offline",
+                "reason": reason,
+                "updated_at": health.checked_at or _now(),
+            }
+            for _, r in self._all_replicas()
+        ]
+
+    def utilization(self) -> list[dict[str, object]]:
+        running = self.pools.running_tasks()
+        slots = self.pools.slots()
+        total = sum(running.values())
+        heap = self._heap_used()
+        rows: list[dict[str, object]] = []
+        for cluster_id, r in self._all_replicas():
+            tasks = running.get(pool_name(cluster_id, r.id), 0)
+            cpu = 100.0 * tasks / slots if slots else 0.0
+            memory = 100.0 * heap * tasks / total / size_of(r.size).memory_bytes if total else 0.0
+            rows.append(
+                {
+                    "replica_id": r.id,
+                    "process_id": 0,
+                    "cpu_percent": min(cpu, 100.0),
+                    "memory_percent": min(memory, 100.0),
+                    "disk_percent": None,
+                }
+            )
+        return rows
+
+    def _heap_used(self) -> int:
+        sc = self.pools.context()
+        if sc is None:
+            return 0
+        try:
+            runtime = sc._jvm.java.lang.Runtime.getRuntime()
+            return int(runtime.totalMemory()) - int(runtime.freeMemory())
+        except Exception:
+            return 0
