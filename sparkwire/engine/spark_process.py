@@ -23,6 +23,8 @@ from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 _KILL_WAIT_SECONDS = 10.0
+_EXIT_WAIT_SECONDS = 1.0
+_OUT_OF_MEMORY_EXITS = (3, 52)  # -XX:+ExitOnOutOfMemoryError; Spark's own exit code for an OutOfMemoryError
 
 
 def launch(master: str, remote: str | None, conf: dict[str, str]) -> SparkSession:
@@ -57,15 +59,26 @@ def probe(spark: SparkSession) -> str | None:
     """Why the driver is unusable, or None (see the module docstring)."""
     proc = jvm_process(spark)
     if proc is not None and proc.poll() is not None:
-        return f"the Spark JVM exited with status {proc.returncode}"
+        return _exit_reason(proc.returncode)
     try:
         context: Any = spark.sparkContext
         if context._jsc is None or context._jsc.sc().isStopped():
             return "the SparkContext was stopped"
     except Exception as exc:
+        if proc is not None:  # a dying JVM drops its connections just before the process ends: say how it ended
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                return _exit_reason(proc.wait(_EXIT_WAIT_SECONDS))
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         return f"the Spark JVM does not answer: {first[:200]}"
     return None
+
+
+def _exit_reason(status: int) -> str:
+    if status in _OUT_OF_MEMORY_EXITS:
+        return f"the Spark JVM ran out of memory and exited (status {status})"
+    if status < 0:
+        return f"the Spark JVM was killed by signal {-status}"
+    return f"the Spark JVM exited with status {status}"
 
 
 def discard(spark: SparkSession | None) -> None:

@@ -162,4 +162,4 @@ def test_a_killed_spark_jvm_comes_back(own_server: SparkwireServer) -> None:
         assert conn.execute("SELECT y FROM t2 WHERE x = 3").fetchall() == [(4,)]
         assert conn.execute("SELECT count(*) FROM t7, t8 WHERE t7.x = t8.x").fetchone() == (10,)
     log = own_server.log()
-    assert "Spark failed (the Spark JVM" in log and "restarting" in log  # exited, or found not answering first
+    assert "Spark failed (the Spark JVM" in log and "restarting" in log  # killed, or found not answering first
