@@ -15,11 +15,12 @@ from sparkwire import errors as e
 from sparkwire.api import Notice
 from sparkwire.catalog import CatalogState
 from sparkwire.catalog.drops import plan_drop_cluster
-from sparkwire.catalog.objects import Cluster
+from sparkwire.catalog.objects import Cluster, ObjectRef
 from sparkwire.catalog.ops import AlterCluster, CreateCluster, CreateClusterReplica, DropCluster, DropClusterReplica, Op
 from sparkwire.catalog.sizes import resolve_size
 from sparkwire.catalog.state import NameContext
 from sparkwire.planner.grammar import cluster as g
+from sparkwire.planner.security.privileges import check_owner, is_superuser
 from sparkwire.planner.statements.ddl import DdlPlan
 
 
@@ -58,7 +59,7 @@ def plan_cluster(stmt: g.ClusterStatement, state: CatalogState, role_id: str, na
         case g.AlterCluster():
             return _alter(stmt, state)
         case g.DropCluster():
-            return _drop(stmt, state, names)
+            return _drop(stmt, state, role_id, names)
         case g.DropClusterReplica():
             return _drop_replicas(stmt, state)
 
@@ -79,7 +80,7 @@ def _alter(stmt: g.AlterCluster, state: CatalogState) -> DdlPlan:
     return DdlPlan((op,), "ALTER CLUSTER")
 
 
-def _drop(stmt: g.DropCluster, state: CatalogState, names: NameContext) -> DdlPlan:
+def _drop(stmt: g.DropCluster, state: CatalogState, role_id: str, names: NameContext) -> DdlPlan:
     ops: list[Op] = []
     notices: list[Notice] = []
     for name in dict.fromkeys(stmt.names):
@@ -89,7 +90,9 @@ def _drop(stmt: g.DropCluster, state: CatalogState, names: NameContext) -> DdlPl
                 raise unknown_cluster(name)
             notices.append(_skip(name))
             continue
-        plan = plan_drop_cluster(state, cluster.id, stmt.cascade, names)  # 2BP01 naming its objects
+        if not is_superuser(state, role_id):  # ownership first, as Materialize: then 2BP01 naming its objects
+            check_owner(ObjectRef("cluster", cluster.id), state, role_id)
+        plan = plan_drop_cluster(state, cluster.id, stmt.cascade, names)
         notices += [Notice(f"drop cascades to {state.describe_item(i, names)}") for i in plan.order]
         ops.append(DropCluster(cluster.id, stmt.cascade))
     return DdlPlan(tuple(ops), "DROP CLUSTER", tuple(notices))
