@@ -6,7 +6,10 @@ Contract:
   means the same rows and can be shared by every session on the one SparkSession:
   - `table_source(item, schema, files, exact=...)`: a storage table's data files, `sw_<id>_<digest>`. The digest
     covers the schema and each file's path and deleted positions: their count when `exact` is False (sound for
-    committed files, whose deletion vectors only grow), their bytes when True (a transaction's private view).
+    committed files, whose deletion vectors only grow), their bytes when True (a transaction's private view). A
+    table of at most `SMALL_TABLE_ROWS` live rows whose column types reach Spark the same either way is read here
+    and registered as its rows (a local relation): Spark broadcasts it without a scan job, which made a 10-way join
+    of small tables ~3x faster (issue 21); anything larger is scanned by Spark from its Parquet files.
   - `SparkRelations.arrow_source(key, table, columns)`: an Arrow table that stands for a relation (a materialized
     view's contents). The same `key` and the same table object reuse one name; otherwise a new name is taken and
     the old one is retired: dropped as soon as no query pins it, so superseded contents do not stay in the JVM.
@@ -42,10 +45,12 @@ from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.registry import format_type
+from sparkwire.storage.files import read_data_files
 from sparkwire.storage.model import DataFile
 from sparkwire.storage.spark_reader import spark_dataframe_of_files
 
 DEFAULT_CAPACITY = 256
+SMALL_TABLE_ROWS = 10_000  # a table with at most this many live rows is registered as rows, not Parquet files
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,8 +84,44 @@ def _files_digest(schema: pa.Schema, files: Sequence[DataFile], exact: bool) -> 
     return digest.hexdigest()
 
 
+def _local_type(dtype: pa.DataType) -> bool:
+    """Types that reach Spark the same from Arrow rows as from Parquet (not: timestamp without time zone, which
+    Arrow rows would make a TIMESTAMP; time; intervals; unsigned integers)."""
+    if pa.types.is_list(dtype):
+        return _local_type(dtype.value_type)
+    if pa.types.is_timestamp(dtype):
+        return dtype.tz is not None
+    return any(
+        check(dtype)
+        for check in (
+            pa.types.is_signed_integer,
+            pa.types.is_floating,
+            pa.types.is_decimal,
+            pa.types.is_boolean,
+            pa.types.is_string,
+            pa.types.is_binary,
+            pa.types.is_date32,
+        )
+    )
+
+
+def _rows_of_files(schema: pa.Schema, files: Sequence[DataFile]) -> pa.Table:
+    try:
+        return read_data_files(schema, files, None, False)
+    except FileNotFoundError:
+        message = "the data of a table at this timestamp is no longer available"
+        raise errors.ObjectNotInPrerequisiteState(message) from None
+
+
 def table_source(item: Item, schema: pa.Schema, files: Sequence[DataFile], *, exact: bool = False) -> Source:
     listed = tuple(files)
+    if listed and sum(f.live_rows for f in listed) <= SMALL_TABLE_ROWS and all(_local_type(f.type) for f in schema):
+        # a small table goes to Spark as its rows: a broadcast of them needs no scan job (3x faster many-way joins)
+        return Source(
+            f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
+            item_columns(item),
+            lambda spark: spark.createDataFrame(_rows_of_files(schema, listed)),
+        )
     return Source(
         f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
         item_columns(item),
