@@ -6,6 +6,7 @@ oracle (closed after the test), for tests that run the same statement on both an
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -44,6 +45,16 @@ def oracle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresOracle]
 def sw(dsn: str) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
     with psycopg.connect(dsn, autocommit=True) as conn:
         yield conn
+
+
+@pytest.fixture
+def role(sw: psycopg.Connection[tuple[object, ...]]) -> Iterator[str]:
+    """A fresh role that may log in on the session's server, dropped afterwards (connect as it with
+    `tests.support.clients.as_role(sw.info.dsn, role)`)."""
+    name = "r_" + uuid.uuid4().hex[:10]
+    sw.execute(f"CREATE ROLE {name} LOGIN")
+    yield name
+    sw.execute(f"DROP ROLE {name}")
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 import psycopg
 import pytest
 
+from tests.support.clients import as_role
+
 Conn = psycopg.Connection[tuple[object, ...]]
 Row = tuple[object, ...]
 ZERO = datetime.timedelta(0)
@@ -93,16 +95,9 @@ def test_freshness_follows_reads_and_writes(sw: Conn, objects: tuple[str, str, s
     assert fresh[0][10] == fresh[0][11] == stale[0][11]
 
 
-@pytest.fixture
-def role(sw: Conn) -> Iterator[str]:
-    name = "fr_role_" + uuid.uuid4().hex[:8]
-    sw.execute(f"CREATE ROLE {name} LOGIN")
-    yield name
-    sw.execute(f"DROP ROLE {name}")
-
 
 def test_every_role_reads_freshness(sw: Conn, role: str) -> None:
-    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    dsn = as_role(sw.info.dsn, role)
     with psycopg.connect(dsn, autocommit=True) as plain:
         for relation in (
             "mz_materialization_lag",

@@ -20,6 +20,7 @@ from sparkwire.introspection import store
 from sparkwire.introspection.tables import table_sql
 from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES, relation
 from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed, tag_of
+from tests.support.clients import as_role
 from tests.support.spark import shared_spark
 
 Conn = psycopg.Connection[tuple[object, ...]]
@@ -161,16 +162,9 @@ def test_progress_notices_is_a_session_variable(sw: Conn) -> None:
     assert sw.execute("SELECT current_setting('progress_notices')").fetchall() == [("off",)]
 
 
-@pytest.fixture
-def role(sw: Conn) -> Iterator[str]:
-    name = "sj_role_" + uuid.uuid4().hex[:8]
-    sw.execute(f"CREATE ROLE {name} LOGIN")
-    yield name
-    sw.execute(f"DROP ROLE {name}")
-
 
 def test_only_superusers_and_mz_monitor_read_spark_work(sw: Conn, role: str) -> None:
-    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    dsn = as_role(sw.info.dsn, role)
     with psycopg.connect(dsn, autocommit=True) as plain:
         for relation in ("mz_spark_jobs", "mz_spark_stages"):
             with pytest.raises(psycopg.errors.InsufficientPrivilege) as denied:

@@ -83,3 +83,8 @@ def all_results(cur: psycopg.Cursor[Any]) -> list[Result]:
 
 def url(host: str, port: int, user: str, dbname: str, driver: str = "postgresql") -> str:
     return f"{driver}://{user}@{host}:{port}/{dbname}"
+
+
+def as_role(dsn: str, role: str) -> str:
+    """`dsn` (a key=value libpq string naming user=materialize) for `role` instead."""
+    return dsn.replace("user=materialize", f"user={role}")

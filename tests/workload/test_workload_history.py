@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from tests.support.clients import as_role
 from tests.support.server import SparkwireServer
 from tests.workload.conftest import poll
 
@@ -133,18 +133,11 @@ def test_a_huge_statement_is_logged_truncated(sw: psycopg.Connection[tuple[objec
     assert status == "error" and isinstance(length, int) and length < 70_000 and marked is True
 
 
-@pytest.fixture
-def role(sw: psycopg.Connection[tuple[object, ...]]) -> Iterator[str]:
-    name = "hist_" + uuid.uuid4().hex[:8]
-    sw.execute(f"CREATE ROLE {name} LOGIN")
-    yield name
-    sw.execute(f"DROP ROLE {name}")
-
 
 def test_every_role_reads_its_own_statements(sw: psycopg.Connection[tuple[object, ...]], role: str) -> None:
     marker = _marker()
     sw.execute(f"SELECT 1 AS {marker}_admin").fetchall()
-    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    dsn = as_role(sw.info.dsn, role)
     with psycopg.connect(dsn, autocommit=True) as mine:
         mine.execute(f"SELECT 1 AS {marker}_mine").fetchall()
         seen = poll(

@@ -4,12 +4,11 @@ PostgreSQL's privilege rules, through psycopg."""
 from __future__ import annotations
 
 import threading
-import uuid
-from collections.abc import Iterator
 
 import psycopg
 import pytest
 
+from tests.support.clients import as_role
 from tests.workload.conftest import poll
 
 Conn = psycopg.Connection[tuple[object, ...]]
@@ -125,16 +124,9 @@ def test_terminate_backend(sw: Conn) -> None:
     assert gone == [(0,)]
 
 
-@pytest.fixture
-def role(sw: Conn) -> Iterator[str]:
-    name = "sig_" + uuid.uuid4().hex[:8]
-    sw.execute(f"CREATE ROLE {name} LOGIN")
-    yield name
-    sw.execute(f"DROP ROLE {name}")
-
 
 def test_signal_privileges(sw: Conn, role: str) -> None:
-    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    dsn = as_role(sw.info.dsn, role)
     with psycopg.connect(dsn, autocommit=True) as mine, psycopg.connect(dsn, autocommit=True) as twin:
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="must be a superuser to cancel superuser"):
             mine.execute("SELECT pg_cancel_backend(%s)", (sw.info.backend_pid,))
@@ -146,7 +138,7 @@ def test_signal_privileges(sw: Conn, role: str) -> None:
 
 def test_spark_health_is_readable_by_everyone(sw: Conn, role: str) -> None:
     sw.execute("SELECT 1 FROM mz_catalog.mz_tables LIMIT 1").fetchall()
-    dsn = sw.info.dsn.replace("user=materialize", f"user={role}")
+    dsn = as_role(sw.info.dsn, role)
     with psycopg.connect(dsn, autocommit=True) as anyone:
         rows = anyone.execute(
             "SELECT state, restarts >= 0, failed_statements >= 0, memory_cancels >= 0 FROM mz_internal.mz_spark_health"
