@@ -163,8 +163,13 @@ def test_set_cluster_in_cluster_and_pools(conn: Conn) -> None:
     assert rows(conn, "SELECT n FROM cl_mv") == [(3,)]
     refresh = _pools(conn, "sparkwire-internal-%")
     assert f"{clusters['cl_q']}.{q_replica}" in refresh
-    # SET to a cluster that does not exist is accepted; the statement that needs it fails
+    # SET to a cluster that does not exist is accepted with Materialize's NOTICE; the statement that needs it fails
+    notices: list[tuple[str | None, str | None]] = []
+    conn.add_notice_handler(lambda d: notices.append((d.message_primary, d.message_hint)))
     conn.execute("SET cluster = cl_nosuch")
+    conn.execute("SET cluster = cl_nosuch")  # a second time: the same notice
+    assert [m for m, _ in notices] == ['cluster "cl_nosuch" does not exist'] * 2
+    assert notices[0][1] is not None and "SHOW CLUSTERS" in notices[0][1]
     assert rows(conn, "SHOW cluster") == [("cl_nosuch",)]
     assert error(conn, "SELECT * FROM cl_t")[:2] == ("42704", "unknown cluster 'cl_nosuch'")
     assert error(conn, "CREATE MATERIALIZED VIEW cl_mv2 AS SELECT 1")[:2] == ("42704", "unknown cluster 'cl_nosuch'")

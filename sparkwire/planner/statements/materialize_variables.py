@@ -24,7 +24,7 @@ MZ_VARIABLES: tuple[tuple[str, str, str, str], ...] = (
         "current_object_missing_warnings",
         "on",
         "bool",
-        "Whether to emit warnings when the current database, schema, or cluster is missing" + _NO_EFFECT + ".",
+        "Whether to emit a notice when SET cluster names a cluster that does not exist.",
     ),
     ("default_cluster_replication_factor", "1", "count", "Default cluster replication factor" + _NO_EFFECT + "."),
     (
