@@ -17,8 +17,9 @@ progress notices: the jobs tagged `statement` or whose execution id is `statemen
 Values: a job's `execution_id` and `job_tag` come from its sparkwire tag: `sw-<n>.<execution_id>` (a statement's
 query; `sw-<n>` without an execution id) or `sparkwire-internal-<n>[.<execution_id>]` (a materialized view or index
 computation, with the id of the statement that needed it, if any); a job without one shows NULL for both. A job's
-input and shuffle figures are the sums over its stages; its pool is its first
-stage's scheduler pool. A stage belongs to the first job that lists it (later jobs list it again as skipped).
+input and shuffle figures are the sums over its stages; its pool is the scheduler pool of a stage that ran (Spark
+lists skipped stages of adaptive plans in `default`), else its first stage's. A stage belongs to the first job that
+lists it (later jobs list it again as skipped).
 """
 
 from __future__ import annotations
@@ -219,8 +220,13 @@ class SparkJobsFeed:
     def _job_row(self, job: Job) -> Values:
         tag, execution = tag_of(job)
         stages = self._stages_of(job)
-        first = min(job.stage_ids, default=-1)
-        pool = next((s.pool for s in stages if s.stage_id == first), None) or next((s.pool for s in stages), None)
+        # the pool of a stage that ran (complete, then active): Spark lists skipped and not-yet-submitted stages of
+        # adaptive plans in the `default` pool, whatever pool the job was submitted to
+        ran = [s for s in stages if s.status in ("complete", "active") and s.pool]
+        pool = next((s.pool for s in sorted(ran, key=lambda s: s.status != "complete")), None)
+        if pool is None:
+            first = min(job.stage_ids, default=-1)
+            pool = next((s.pool for s in stages if s.stage_id == first), None) or next((s.pool for s in stages), None)
         return (
             job.job_id, execution, tag, job.status, pool, len(job.stage_ids), job.num_active_stages,
             job.num_completed_stages, job.num_skipped_stages, job.num_failed_stages, job.num_tasks,
