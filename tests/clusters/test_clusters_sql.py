@@ -136,6 +136,20 @@ def _pools(conn: Conn, tag_like: str) -> set[str]:
     return set()
 
 
+def _execution_of(conn: Conn, sql_like: str) -> object:
+    """The execution id of the newest statement like `sql_like` (the history is written from the side: wait)."""
+    deadline = time.monotonic() + 20
+    while True:
+        found = conn.execute(
+            "SELECT execution_id FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s "
+            "ORDER BY began_at DESC LIMIT 1",
+            (sql_like,),
+        ).fetchall()
+        if found or time.monotonic() > deadline:
+            return found[0][0]
+        time.sleep(0.05)
+
+
 def test_set_cluster_in_cluster_and_pools(conn: Conn) -> None:
     conn.execute("CREATE CLUSTER cl_p (SIZE = '50cc')")
     conn.execute("CREATE CLUSTER cl_q (SIZE = '25cc')")
@@ -153,16 +167,16 @@ def test_set_cluster_in_cluster_and_pools(conn: Conn) -> None:
     # a statement's Spark job runs in its session's cluster's pool
     cur = conn.execute("SELECT a, count(*) FROM cl_t WHERE a > 1 GROUP BY a ORDER BY a")
     assert cur.fetchall() == [(2, 1), (3, 1)]
-    (execution_id,) = rows(
-        conn,
-        "SELECT execution_id FROM mz_internal.mz_recent_activity_log WHERE sql LIKE 'SELECT a, count(*) FROM cl_t%' "
-        "ORDER BY began_at DESC LIMIT 1",
-    )[0]
+    execution_id = _execution_of(conn, "SELECT a, count(*) FROM cl_t%")
     assert _pools(conn, f"sw-%.{execution_id}") == {f"{clusters['cl_p']}.{p_replica}"}
-    # a materialized view's refresh runs in its own cluster's pool, whatever the reader's cluster
+    # a materialized view's refresh runs in its own cluster's pool, whatever the reader's cluster (other tests'
+    # refreshes run in theirs: wait until this one's shows up)
     assert rows(conn, "SELECT n FROM cl_mv") == [(3,)]
-    refresh = _pools(conn, "sparkwire-internal-%")
-    assert f"{clusters['cl_q']}.{q_replica}" in refresh
+    wanted = f"{clusters['cl_q']}.{q_replica}"
+    deadline = time.monotonic() + 20
+    while wanted not in _pools(conn, "sparkwire-internal-%") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert wanted in _pools(conn, "sparkwire-internal-%")
     # SET to a cluster that does not exist is accepted with Materialize's NOTICE; the statement that needs it fails
     notices: list[tuple[str | None, str | None]] = []
     conn.add_notice_handler(lambda d: notices.append((d.message_primary, d.message_hint)))
