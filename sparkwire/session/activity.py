@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from sparkwire import errors as e
-from sparkwire.api import Result, Rows, RowStream
+from sparkwire.api import CommandComplete, Result, Rows, RowStream
 from sparkwire.introspection.history.log import HistoryLog, HistorySettings
 from sparkwire.introspection.history.records import Execution, ExecutionContext, SessionRecord
 from sparkwire.introspection.sessions import LiveActivity
@@ -49,6 +49,11 @@ def _statement_type(plan: Plan) -> str | None:
         return None
     tag = plan.tag or plan.kind
     return tag.strip().lower().replace(" ", "_")
+
+
+def _type_of_tag(tag: str) -> str:
+    """A command tag as Materialize's statement_type: "CREATE TABLE" → create_table, "INSERT 0 2" → insert."""
+    return "_".join(word for word in tag.lower().split() if word.isalpha())
 
 
 def _param_text(value: object) -> str | None:
@@ -180,6 +185,8 @@ class Activity:
         if isinstance(result, Rows):
             stream = MeteredStream(result.stream, self, execution, finish_on_end, done)
             return Rows(result.fields, stream, result.formats, result.tag_prefix, result.tag)
+        if execution is not None and isinstance(result, CommandComplete) and _type_of_tag(result.tag):
+            execution.statement_type = _type_of_tag(result.tag)  # the tag names DDL better than the plan's kind
         self.finished(execution, "success")
         return result
 

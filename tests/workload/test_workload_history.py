@@ -224,3 +224,17 @@ def test_psql_reads_the_history(server: SparkwireServer, sw: psycopg.Connection[
     )
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == f"success|select|psql|SELECT █ AS {marker}|{{public}}\n"
+
+
+def test_statement_types_follow_the_command(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = _marker()
+    sw.execute(f"CREATE TABLE {marker} (a int)")
+    sw.execute(f"INSERT INTO {marker} VALUES (1), (2)")
+    sw.execute(f"DROP TABLE {marker}")
+    rows = poll(
+        sw,
+        "SELECT statement_type FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s ORDER BY began_at",
+        (f"%{marker}%",),
+        until=lambda r: len(r) == 3,
+    )
+    assert rows == [("create_table",), ("insert",), ("drop_table",)]
