@@ -124,22 +124,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         store = None if bootstrap is None else CatalogPasswords(lambda: service.data.state, bootstrap)
         ctx = ServerContext(service.new_session, make_auth_method(args.auth, store), tls)
         service.backends = ctx.cancels  # pg_cancel_backend / pg_terminate_backend reach the connections
-        listener = Listener(ctx, args.host, args.port)
-        try:
+        try:  # the console first: a server that cannot have the console it was asked for never takes clients
             console = _start_console(args, service, store, ctx)
         except (OSError, RuntimeError) as exc:
             log.error("the web console cannot serve on %s:%s: %s", args.http_host, args.http_port, exc)
             return 2
-
-        def on_signal(signum: int, _frame: FrameType | None) -> None:
-            log.info("received %s", signal.Signals(signum).name)
-            listener.stop()
-
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGINT, on_signal)
-        log.info("sparkwire listening on %s:%d (auth %s%s)", args.host, listener.port, args.auth,
-                 ", TLS" if tls else "")
         try:
+            listener = Listener(ctx, args.host, args.port)
+
+            def on_signal(signum: int, _frame: FrameType | None) -> None:
+                log.info("received %s", signal.Signals(signum).name)
+                listener.stop()
+
+            signal.signal(signal.SIGTERM, on_signal)
+            signal.signal(signal.SIGINT, on_signal)
+            log.info("sparkwire listening on %s:%d (auth %s%s)", args.host, listener.port, args.auth,
+                     ", TLS" if tls else "")
             listener.serve_forever()
         finally:
             if console is not None:

@@ -77,9 +77,11 @@ def start_console_server(data_dir: Path, *args: str, env: dict[str, str] | None 
             with socket.create_connection(("127.0.0.1", port), timeout=1):
                 break
         except OSError:
-            if time.monotonic() > deadline:
+            ended = server.process.poll()  # a server that exits (its console could not bind) is no slow console
+            if ended is not None or time.monotonic() > deadline:
                 server.stop()
-                raise RuntimeError(f"the console did not listen on {port}:\n{server.log()}") from None
+                what = f"sparkwire exited with {ended}" if ended is not None else "the console did not listen"
+                raise RuntimeError(f"{what} (console port {port}):\n{server.log()}") from None
             time.sleep(0.05)
     return Console(server, port, "https" if "--tls-cert" in args else "http")
 
