@@ -372,7 +372,10 @@ class SparkEngine:
         if thread is not None:
             thread.join()
         if self._spark is not None:
-            self._spark.stop()
+            try:
+                self._spark.stop()
+            except Exception:  # its JVM is already gone (killed, or discarded by a restart): nothing left to stop
+                log.debug("stopping a Spark session whose JVM is gone", exc_info=True)
             self._spark = None
 
     @property

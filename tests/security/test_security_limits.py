@@ -85,10 +85,11 @@ def test_max_query_result_size_on_a_portal_read_ahead(conn: Conn) -> None:
 
 
 def test_lock_timeout_on_a_view_another_session_is_computing(server: SparkwireServer, conn: Conn) -> None:
-    """While one session computes a stale materialized view (a 125M-row join on Spark: seconds), another with
+    """While one session computes a stale materialized view (a 3.4G-row join on Spark: seconds), another with
     lock_timeout gets 55P03; without it, it waits and reads the same contents."""
     conn.execute("CREATE TABLE lim_base (x int)")
-    conn.execute("INSERT INTO lim_base SELECT g FROM generate_series(1, 500) g")
+    # big enough that the build outlasts the Spark job feed's half-second poll with room to spare (1,500: ~5 s)
+    conn.execute("INSERT INTO lim_base SELECT g FROM generate_series(1, 1500) g")
     conn.execute(
         "CREATE MATERIALIZED VIEW lim_slow AS SELECT count(*) AS n FROM lim_base a, lim_base b, lim_base c "
         "WHERE (a.x * 7 + b.x * 3 + c.x) % 11 = 0"
