@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from tests.client.test_client_rbac import denied
 from tests.support.server import SparkwireServer
 
 Conn = psycopg.Connection[Any]
@@ -19,11 +20,6 @@ Conn = psycopg.Connection[Any]
 def connect(server: SparkwireServer, user: str) -> Conn:
     return psycopg.connect(f"host=127.0.0.1 port={server.port} user={user} dbname=materialize", autocommit=True)
 
-
-def denied(conn: Conn, sql: str) -> str:
-    with pytest.raises(psycopg.errors.InsufficientPrivilege) as info:
-        conn.execute(sql)
-    return str(info.value.diag.message_primary)
 
 
 @pytest.fixture(scope="module")

@@ -7,14 +7,13 @@ second, so the test polls with a deadline."""
 from __future__ import annotations
 
 import datetime
-import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 
 import psycopg
 import pytest
 
-from tests.support.clients import as_role
+from tests.support.clients import as_role, poll
 
 Conn = psycopg.Connection[tuple[object, ...]]
 Row = tuple[object, ...]
@@ -31,14 +30,6 @@ WHERE r.object_id IN (%s, %s)
 ORDER BY r.object_type DESC
 """
 
-
-def poll(conn: Conn, sql: str, params: Sequence[object], until: Callable[[list[Row]], bool]) -> list[Row]:
-    deadline = time.monotonic() + 20
-    while True:
-        rows = list(conn.execute(sql, params).fetchall())
-        if until(rows) or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.1)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -20,21 +20,13 @@ from sparkwire.introspection import store
 from sparkwire.introspection.tables import table_sql
 from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES, relation
 from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed, tag_of
-from tests.support.clients import as_role
+from tests.support.clients import as_role, poll
 from tests.support.spark import shared_spark
 
 Conn = psycopg.Connection[tuple[object, ...]]
 Row = tuple[object, ...]
 PROGRESS = re.compile(r"progress: \d{1,3}% \(stage \d+ of \d+, \d+/\d+ tasks\)\Z")
 
-
-def poll(conn: Conn, sql: str, params: Sequence[object], until: Callable[[list[Row]], bool]) -> list[Row]:
-    deadline = time.monotonic() + 30
-    while True:
-        rows = list(conn.execute(sql, params).fetchall())
-        if until(rows) or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -6,13 +6,16 @@
   PostgreSQL's.
 - `all_results(cursor)`: every result set of a multi-statement execute, as (status, column names, rows).
 - `url(dsn_host, port, user, db)`: a postgresql:// URL for clients that want one (asyncpg, SQLAlchemy).
+- `as_role(dsn, role)`: the DSN for another role; `poll(conn, sql, params, until)`: a query run until its rows
+  satisfy `until` (for relations written from the side).
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import psycopg
@@ -88,3 +91,21 @@ def url(host: str, port: int, user: str, dbname: str, driver: str = "postgresql"
 def as_role(dsn: str, role: str) -> str:
     """`dsn` (a key=value libpq string naming user=materialize) for `role` instead."""
     return dsn.replace("user=materialize", f"user={role}")
+
+
+def poll(
+    conn: psycopg.Connection[tuple[object, ...]],
+    sql: str,
+    params: Sequence[object] = (),
+    until: Callable[[list[tuple[object, ...]]], bool] = bool,
+    timeout: float = 30.0,
+) -> list[tuple[object, ...]]:
+    """Run `sql` until its rows satisfy `until` or `timeout` seconds pass, and return the last rows: the workload
+    relations are written from the side (the history every 250 ms, Spark's jobs every 500 ms), so a test waits for
+    them instead of sleeping a fixed time."""
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = list(conn.execute(sql, params).fetchall())
+        if until(rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
