@@ -209,6 +209,11 @@ class DuckDBConnection:
         quoted = zone.replace("'", "''")
         self._command(f"SET SESSION TimeZone = '{quoted}'", ())  # a connection setting, not a write
 
+    def set_search_path(self, schemas: Sequence[str]) -> None:
+        """Where unqualified names resolve on this connection (schemas that exist here; none: its default)."""
+        listed = ",".join('"' + s.replace('"', '""') + '"' for s in schemas).replace("'", "''")
+        self._command(f"SET SESSION search_path = '{listed}'", ())  # a connection setting, not a write
+
     def begin(self) -> None:
         self._command("BEGIN TRANSACTION", ())
 

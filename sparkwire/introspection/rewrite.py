@@ -70,6 +70,9 @@ class Context(Protocol):
     @property
     def schema(self) -> str: ...
 
+    @property
+    def search_path(self) -> tuple[str, ...]: ...
+
 
 _BUILTIN_SCHEMAS = frozenset({"pg_catalog", "information_schema", "mz_catalog", "mz_internal"})
 _IMPLICIT = {rel.name: rel for rel in RELATIONS if rel.schema in IMPLICIT_SEARCH_SCHEMAS}
@@ -243,9 +246,10 @@ def catalog_functions(node: exp.Expression, ctx: Context) -> exp.Expression:
         return _udf("pg_get_viewdef", _relation_oid(node.expressions[0], ctx), pretty, wrap)
     flag = _current_schemas_flag(node)
     if flag is not None:
-        implicit = [*IMPLICIT_SEARCH_SCHEMAS, ctx.schema]
+        searched = list(ctx.search_path)
+        implicit = [*(s for s in IMPLICIT_SEARCH_SCHEMAS if s not in searched), *searched]
         with_implicit = exp.Array(expressions=[exp.Literal.string(s) for s in implicit])
-        plain = exp.Array(expressions=[exp.Literal.string(ctx.schema)])
+        plain = exp.Array(expressions=[exp.Literal.string(s) for s in searched])
         if isinstance(flag, exp.Boolean):
             return with_implicit if flag.this else plain
         return exp.If(this=flag, true=with_implicit, false=plain)

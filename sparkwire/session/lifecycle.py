@@ -145,7 +145,7 @@ class Lifecycle:
     # ---- the engine connection and the client -------------------------------------------------------------
 
     def prepare_engine(self) -> None:
-        """Before a statement runs on the engine: free the connection and bring its TimeZone up to date."""
+        """Before a statement runs on the engine: free the connection, bring its TimeZone and search_path up to date."""
         streaming, self.streaming = self.streaming, None
         if streaming is not None and not streaming.exhausted:
             limit = self.max_result_bytes()
@@ -154,6 +154,7 @@ class Lifecycle:
         if zone != self._engine_zone:
             self._s.engine.set_time_zone(zone)
             self._engine_zone = zone
+        self._s.sync_engine_search_path()
 
     def max_result_bytes(self) -> int:
         """max_query_result_size: the most a result may hold in memory (a Spark result, a portal read ahead)."""

@@ -2,9 +2,10 @@
 classified once.
 
 Contract: `plans(sql, declared)` splits `sql` into statements and plans each (`planning.plan.plan_statement`),
-keyed by (sql, declared parameter type OIDs), least recently used evicted past `PLAN_CACHE_BYTES` (each entry
-counts its statement text plus `PLAN_ENTRY_BYTES`; a plan's trees grow with its text, so a few large INSERT …
-VALUES statements cannot pin hundreds of megabytes; a statement larger than the whole budget is not cached).
+keyed by (sql, declared parameter type OIDs, the session's facts, whose search path decides what bare names mean),
+least recently used evicted past `PLAN_CACHE_BYTES` (each entry counts its statement text plus `PLAN_ENTRY_BYTES`;
+a plan's trees grow with its text, so a few large INSERT … VALUES statements cannot pin hundreds of megabytes; a
+statement larger than the whole budget is not cached).
 A statement batch longer than `MAX_STATEMENT_BATCH_SIZE` bytes is refused before it is parsed, as Materialize
 does: 54000 `statement batch size cannot exceed 976.6 KiB`. A plan holds
 inferred types and fields, so when any session changed the schema (the shared `SchemaGeneration` moved) the cache
@@ -22,6 +23,7 @@ from sparkwire import errors as e
 from sparkwire.engine.base import Column
 from sparkwire.planner.grammar.split import split_statements
 from sparkwire.planner.planning.plan import Plan, plan_statement
+from sparkwire.planner.translate.duckdb import SessionContext
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
 from sparkwire.session.state import SessionState
 
@@ -46,7 +48,7 @@ class PlanCache:
     def __init__(self, state: SessionState, templates: LiteralTemplates) -> None:
         self._s = state
         self._templates = templates
-        self._cache: LRUCache[tuple[str, tuple[int, ...]], tuple[Plan, ...]] = LRUCache(
+        self._cache: LRUCache[tuple[str, tuple[int, ...], SessionContext], tuple[Plan, ...]] = LRUCache(
             PLAN_CACHE_BYTES, getsizeof=_entry_size
         )
         self._generation = state.schema.value  # the schema generation the cache was built at
@@ -56,7 +58,8 @@ class PlanCache:
 
     def plans(self, sql: str, declared: tuple[int, ...] = ()) -> tuple[Plan, ...]:
         check_statement_size(sql)
-        key = (sql, declared)
+        ctx = self._s.ctx  # a plan holds what names resolved to under the session's search_path
+        key = (sql, declared, ctx)
         generation = self._s.schema.value
         if generation != self._generation:
             self._cache.clear()  # some session changed the schema: inferred types and fields may be stale
@@ -72,7 +75,7 @@ class PlanCache:
             end = offset + len(piece)
             try:
                 planned.append(
-                    plan_statement(piece, self._s.ctx, declared, self.describe_sql, self._templates, generation)
+                    plan_statement(piece, ctx, declared, self.describe_sql, self._templates, generation)
                 )
             except e.PgError as err:
                 if err.position is not None:

@@ -13,16 +13,20 @@ portal and closes its row stream.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from dataclasses import replace
 
+from sparkwire import errors as e
 from sparkwire.api import NoticeSink
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.pgtypes.options import EncodeOptions
-from sparkwire.planner.bind.resolve import Names
+from sparkwire.planner.bind.resolve import BUILTIN_SCHEMAS, Names
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.result_cache import ResultCache
 from sparkwire.planner.execute.user_data import UserData
 from sparkwire.planner.execute.write_txn import StorageTransaction
+from sparkwire.planner.grammar.search_path import schemas_of
 from sparkwire.planner.statements.notice_service import enabled_by
 from sparkwire.planner.statements.variables import SessionVariables
 from sparkwire.planner.translate.duckdb import SessionContext
@@ -50,14 +54,16 @@ class SessionState:
         self.role_id = role_id
         self.vars = variables
         self.engine = engine
-        self.ctx = ctx
+        self._base_ctx = ctx
+        self._ctx: tuple[tuple[int, int, str], SessionContext] | None = None
+        self._engine_path: tuple[str, ...] = ("public",)  # the engine connection's search_path (see connect)
         self.data = data
         self.results = results
         self.schema = schema
         self.notices = notices
         self.storage_tx = StorageTransaction(data)
         self.tx = Transactions(self.storage_tx, schema)
-        self.user = UserData(data, engine, ctx, self.names, notices, enabled_by(variables.get))
+        self.user = UserData(data, engine, lambda: self.ctx, self.names, notices, enabled_by(variables.get))
         self.user.setting = variables.get  # progress_notices
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
@@ -66,8 +72,36 @@ class SessionState:
         self.strategy: str | None = None
         self.portal_closed: Callable[[Portal], None] = _nothing
 
+    @property
+    def ctx(self) -> SessionContext:
+        """The session's facts for translation, its search path resolved against the catalog as it is now (which
+        schemas exist decides current_schema()); the engine connection resolves unqualified names the same way."""
+        state = self.data.state
+        role = state.roles.get(self.role_id)
+        key = (self.vars.version, state.revision, role.name if role is not None else self._base_ctx.user)
+        cached = self._ctx
+        if cached is None or cached[0] != key:
+            listed = schemas_of(self.vars.get("search_path"), key[2])
+            db = state.resolve_database(self._base_ctx.database)
+            existing = tuple(dict.fromkeys(n for n in listed if state.find_schema(db.id, n) is not None))
+            ctx = replace(self._base_ctx, schema=existing[0] if existing else "", search_path=existing)
+            self._ctx = cached = (key, ctx)
+        self.sync_engine_search_path(cached[1])
+        return cached[1]
+
+    def sync_engine_search_path(self, ctx: SessionContext | None = None) -> None:
+        """Point the engine connection's search_path at the session's user schemas, unless a result is still open
+        on it (then at the next statement: `Lifecycle.prepare_engine` frees the connection and calls again)."""
+        ctx = ctx or self.ctx
+        user_schemas = tuple(n for n in ctx.search_path if n not in BUILTIN_SCHEMAS)
+        if user_schemas != self._engine_path:
+            with contextlib.suppress(e.PgError):
+                self.engine.set_search_path(user_schemas)
+                self._engine_path = user_schemas
+
     def names(self) -> Names:
-        return Names(self.ctx.database, ("public",), self.role_id)
+        ctx = self.ctx
+        return Names(ctx.database, ctx.search_path, self.role_id)
 
     def encode_options(self) -> EncodeOptions:
         cached = self._encode

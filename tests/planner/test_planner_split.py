@@ -50,7 +50,7 @@ def test_split(sql: str, expected: list[str]) -> None:
         ("ROLLBACK WORK TO s1", u.RollbackTo("s1")),
         ("SAVEPOINT s1", u.Savepoint("s1")),
         ("RELEASE s1", u.Release("s1")),
-        ('SET search_path TO a, "B"', u.SetVariable("search_path", "a, B")),
+        ('SET search_path TO a, "B"', u.SetVariable("search_path", 'a, "B"')),
         ("SET LOCAL statement_timeout = '1s'", u.SetVariable("statement_timeout", "1s", local=True)),
         ("SET extra_float_digits = -3", u.SetVariable("extra_float_digits", "-3")),
         ("SET x TO DEFAULT", u.SetVariable("x", None)),

@@ -65,6 +65,7 @@ from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_s
 from sparkwire.storage.txn import WriteTxn
 
 _job_numbers = itertools.count(1)
+NUMERIC_OID = 1700
 SHOW_STATEMENTS = (ShowObjects, ShowColumns, ShowCreate)
 CLUSTER_STATEMENTS = (
     cg.CreateCluster, cg.CreateClusterReplica, cg.AlterCluster, cg.DropCluster, cg.DropClusterReplica
@@ -91,12 +92,34 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
         raise e.NumericValueOutOfRange(f"value out of range for the result column: {first}") from None
 
 
+# A result field of type numeric without typmod: its values keep their own scale (see `_target`).
+_AS_IS = {b"sparkwire": b"numeric as is"}
+
+
+def _target(field: Field, described: pa.DataType) -> pa.Field:
+    """The Arrow field a result column is conformed to. An unconstrained numeric keeps the values' own Arrow type
+    (the exact text of a text-held column, a decimal with Spark's scale): PostgreSQL's numeric has a display scale
+    per value, which a cast to the described DECIMAL(p, s) would change or overflow."""
+    if field.type_oid == NUMERIC_OID and field.type_modifier < 0:
+        return pa.field(field.name, described, metadata=_AS_IS)
+    return pa.field(field.name, described)
+
+
+def _numeric_as_is(column: pa.Array) -> bool:
+    kind = column.type
+    return bool(pa.types.is_decimal(kind) or pa.types.is_string(kind) or pa.types.is_integer(kind))
+
+
 def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """`batch` with `schema`'s names and types (Spark's Arrow → what DuckDB described to the client)."""
     if batch.schema.equals(schema):
         return batch
-    columns = [_cast(column, target.type) for column, target in zip(batch.columns, schema, strict=True)]
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
+    columns = [
+        column if target.metadata == _AS_IS and _numeric_as_is(column) else _cast(column, target.type)
+        for column, target in zip(batch.columns, schema, strict=True)
+    ]
+    fields = [target.with_type(column.type) for column, target in zip(columns, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
 
 
 class UserData:
@@ -104,7 +127,7 @@ class UserData:
         self,
         data: DataPlane,
         engine: DuckDBConnection,
-        ctx: SessionContext,
+        ctx: Callable[[], SessionContext],
         names: Callable[[], Names],
         notify: Callable[[Notice], None],
         enabled: Callable[[str], bool],
@@ -173,9 +196,9 @@ class UserData:
         if cached is not None and cached[0] is plan:
             return cached[1]
         assert plan.tree is not None
-        sql = to_duckdb(plan.tree, self._ctx, [t[1] for t in plan.param_types], null_parameters=True)
+        sql = to_duckdb(plan.tree, self._ctx(), [t[1] for t in plan.param_types], null_parameters=True)
         described = self._engine.arrow_schema(sql)
-        schema = pa.schema([pa.field(f.name, t.type) for f, t in zip(fields, described, strict=True)])
+        schema = pa.schema([_target(f, t.type) for f, t in zip(fields, described, strict=True)])
         self._arrow_schemas[id(plan)] = (plan, schema)
         return schema
 
@@ -259,7 +282,7 @@ class UserData:
         stop_progress = self._progress_notices(tag)  # also of the stale materialized views prepare recomputes
         try:
             with on_behalf_of(self.execution_id):
-                query = executor.prepare(with_session_facts(tree, self._ctx), state, names, read, param_types)
+                query = executor.prepare(with_session_facts(tree, self._ctx()), state, names, read, param_types)
             with self._lock:
                 self._job_tag = tag
             self.waiting("Extension", "SparkJob")
@@ -318,7 +341,7 @@ class UserData:
             params,
             [t[1] for t in plan.param_types],
             lambda tree: self.query_arrow(tree, txn),
-            ctx=self._ctx,
+            ctx=self._ctx(),
             options=options,
         )
 
@@ -349,7 +372,7 @@ class UserData:
     # ---- DDL, SHOW, EXPLAIN -------------------------------------------------------------------------------
 
     def describe_query(self, tree: exp.Expression) -> tuple[CatalogColumn, ...]:
-        columns = self._engine.describe(to_duckdb(tree, self._ctx, []))
+        columns = self._engine.describe(to_duckdb(tree, self._ctx(), []))
         out = []
         for column in columns:
             oid, typmod = pg_type_for_duckdb(column.engine_type)
@@ -398,7 +421,7 @@ class UserData:
         if user_relations(query, result.state, self._names()):
             rows = self.query_arrow(query, txn)
         else:
-            sql = to_duckdb(query, self._ctx, [])
+            sql = to_duckdb(query, self._ctx(), [])
             schema = self._engine.arrow_schema(sql)
             _, batches = self._engine.query(sql)
             rows = pa.Table.from_batches(list(batches), schema=schema)
@@ -440,7 +463,7 @@ class UserData:
             return explain_text(FastPathRoute(lookup), state)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
-        facts = with_session_facts(plan.tree, self._ctx)
+        facts = with_session_facts(plan.tree, self._ctx())
         query = executor.prepare(facts, state, names, self._read(None), [t[1] for t in plan.param_types])
         materialized = tuple(
             item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"

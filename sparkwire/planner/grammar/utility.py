@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from sparkwire import errors as e
 from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo, parse_copy
+from sparkwire.planner.grammar.search_path import format_list
 from sparkwire.planner.grammar.tokens import Parser
 
 # ---- statements ------------------------------------------------------------------------------------------
@@ -241,7 +242,23 @@ def _set(p: Parser) -> Utility:
         p.end()
         return SetVariable("role", None if value == "none" else value, local)
     name = p.qualified_name()
+    if name.lower() == "search_path":
+        return SetVariable(name, _search_path_value(p), local)
     return SetVariable(name, _set_value(p), local)
+
+
+def _search_path_value(p: Parser) -> str | None:
+    """search_path's elements are schema names: stored quoted as PostgreSQL stores them (search_path.py)."""
+    if not (p.accept("to") or p.accept_op("=")):
+        raise p.error()
+    if p.accept("default"):
+        p.end()
+        return None
+    elements = [p.value()]
+    while p.accept_op(","):
+        elements.append(p.value())
+    p.end()
+    return format_list(elements)
 
 
 def _set_value(p: Parser) -> str | None:

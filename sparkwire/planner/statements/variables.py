@@ -29,6 +29,7 @@ from functools import cache
 
 from sparkwire import errors as e
 from sparkwire.api import ParameterStatusSink
+from sparkwire.planner.grammar.search_path import split_list
 from sparkwire.planner.statements.byte_sizes import normalize_byte_size
 from sparkwire.planner.statements.materialize_variables import MZ_VARIABLES
 from sparkwire.planner.statements.notice_service import NOTICE_VARIABLES
@@ -42,6 +43,11 @@ def _invalid(name: str, value: str) -> e.PgError:
 
 
 def _text(name: str, value: str) -> str:
+    return value
+
+
+def _schema_list(name: str, value: str) -> str:
+    split_list(value)  # 22023 unless PostgreSQL reads it as a list of names
     return value
 
 
@@ -329,7 +335,12 @@ VARIABLES: tuple[Variable, ...] = (
         normalize_byte_size,
     ),
     Variable("role", "none", "Sets the current session's role.", settable=False),
-    Variable("search_path", "public", "Sets the schema search order for names that are not schema-qualified."),
+    Variable(
+        "search_path",
+        "public",
+        "Sets the schema search order for names that are not schema-qualified.",
+        _schema_list,
+    ),
     Variable(
         "server_encoding",
         "UTF8",

@@ -41,7 +41,8 @@ class SessionContext:
     user: str
     backend_pid: int
     database: str = "materialize"
-    schema: str = "public"
+    schema: str = "public"  # current_schema(): the first existing schema of search_path ("" when none: NULL)
+    search_path: tuple[str, ...] = ("public",)  # current_schemas(false): the existing schemas of search_path
 
 
 # UDF names registered by the planner service (see planner/execute/udfs.py); each takes the session id first.
@@ -197,8 +198,10 @@ def _session_info(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
         return exp.Literal.string(ctx.user)
     if isinstance(node, exp.CurrentDatabase | exp.CurrentCatalog):
         return exp.Literal.string(ctx.database)
-    if isinstance(node, exp.CurrentSchema):
-        return exp.Literal.string(ctx.schema)
+    if isinstance(node, exp.CurrentSchema) or (
+        isinstance(node, exp.Anonymous) and not node.expressions and node.name.lower() == "current_schema"
+    ):
+        return exp.Literal.string(ctx.schema) if ctx.schema else exp.cast(exp.null(), "TEXT")
     if isinstance(node, exp.CurrentVersion):
         return exp.Literal.string(version_string())
     if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):  # pg_catalog.version()

@@ -12,7 +12,7 @@ Contract:
   `sql`). The first statement of a shape is translated, and so is a probe: the same text with each masked literal
   replaced by a distinct sentinel of digits. When the probe's translation, with every sentinel put back to the
   statement's literal, is exactly the statement's translation, the probe's translation is kept as the shape's
-  template; a later statement of the same shape (same session database, schema and user, same catalog
+  template; a later statement of the same shape (same session database, schema, search path and user, same catalog
   generation, same parameter types) fills it with its own literals. Any other outcome (the literal was resolved
   while planning, folded, or the probe failed) keeps the shape out, and its statements are translated each time.
   Thread-safe; at most `max_shapes`, least recently used first out.
@@ -97,7 +97,8 @@ class LiteralTemplates:
         if found is None:
             return self._translate(tree, context, duck_types)
         masked, literals = found
-        key = (masked, context.database, context.schema, context.user, tuple(duck_types), generation)
+        facts = (context.database, context.schema, context.search_path, context.user)
+        key = (masked, *facts, tuple(duck_types), generation)
         with self._lock:
             template = self._templates.get(key)
         sentinels = _sentinels(len(literals))
