@@ -65,7 +65,6 @@ from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_s
 from sparkwire.storage.txn import WriteTxn
 
 _job_numbers = itertools.count(1)
-NUMERIC_OID = 1700
 SHOW_STATEMENTS = (ShowObjects, ShowColumns, ShowCreate)
 CLUSTER_STATEMENTS = (
     cg.CreateCluster, cg.CreateClusterReplica, cg.AlterCluster, cg.DropCluster, cg.DropClusterReplica
@@ -92,34 +91,12 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
         raise e.NumericValueOutOfRange(f"value out of range for the result column: {first}") from None
 
 
-# A result field of type numeric without typmod: its values keep their own scale (see `_target`).
-_AS_IS = {b"sparkwire": b"numeric as is"}
-
-
-def _target(field: Field, described: pa.DataType) -> pa.Field:
-    """The Arrow field a result column is conformed to. An unconstrained numeric keeps the values' own Arrow type
-    (the exact text of a text-held column, a decimal with Spark's scale): PostgreSQL's numeric has a display scale
-    per value, which a cast to the described DECIMAL(p, s) would change or overflow."""
-    if field.type_oid == NUMERIC_OID and field.type_modifier < 0:
-        return pa.field(field.name, described, metadata=_AS_IS)
-    return pa.field(field.name, described)
-
-
-def _numeric_as_is(column: pa.Array) -> bool:
-    kind = column.type
-    return bool(pa.types.is_decimal(kind) or pa.types.is_string(kind) or pa.types.is_integer(kind))
-
-
 def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """`batch` with `schema`'s names and types (Spark's Arrow → what DuckDB described to the client)."""
     if batch.schema.equals(schema):
         return batch
-    columns = [
-        column if target.metadata == _AS_IS and _numeric_as_is(column) else _cast(column, target.type)
-        for column, target in zip(batch.columns, schema, strict=True)
-    ]
-    fields = [target.with_type(column.type) for column, target in zip(columns, schema, strict=True)]
-    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
+    columns = [_cast(column, target.type) for column, target in zip(batch.columns, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
 class UserData:
@@ -198,7 +175,7 @@ class UserData:
         assert plan.tree is not None
         sql = to_duckdb(plan.tree, self._ctx(), [t[1] for t in plan.param_types], null_parameters=True)
         described = self._engine.arrow_schema(sql)
-        schema = pa.schema([_target(f, t.type) for f, t in zip(fields, described, strict=True)])
+        schema = pa.schema([pa.field(f.name, t.type) for f, t in zip(fields, described, strict=True)])
         self._arrow_schemas[id(plan)] = (plan, schema)
         return schema
 
