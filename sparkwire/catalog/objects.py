@@ -141,6 +141,7 @@ class ItemSpec:
     `dependencies` are the ids of the items this one references (for an index, its `on_id` is implied).
     Index fields: `on_id`, `keys` (SQL expressions; an empty tuple is the empty key), `is_default_index`.
     `cluster_id` is set for indexes, materialized views, sources and sinks. `primary_key` names columns.
+    `unique`: a UNIQUE index (its keys are columns), enforced on writes like the primary key (NULLs are distinct).
     """
 
     kind: ItemKind
@@ -155,6 +156,7 @@ class ItemSpec:
     is_default_index: bool = False
     cluster_id: str | None = None
     primary_key: tuple[str, ...] = ()
+    unique: bool = False
 
     @property
     def references(self) -> frozenset[str]:
@@ -199,6 +201,7 @@ class Item(ItemSpec):
             is_default_index=spec.is_default_index,
             cluster_id=spec.cluster_id,
             primary_key=spec.primary_key,
+            unique=spec.unique,
         )
 
 

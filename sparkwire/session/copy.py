@@ -16,6 +16,7 @@ from sparkwire.api import CopyIn, CopyOut, Result
 from sparkwire.api import CopyInSink as CopyInSinkApi
 from sparkwire.planner.execute.copy import copy_format, copy_out_query, copy_parser
 from sparkwire.planner.execute.copy_storage import CommittingSink, StorageCopyInSink, copy_columns
+from sparkwire.planner.execute.unique_keys import unique_indexes
 from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo
 from sparkwire.session.lifecycle import Lifecycle
 from sparkwire.session.plans import PlanCache
@@ -69,7 +70,7 @@ class Copy:
         def sink_for(txn: Callable[[], WriteTxn], record: Callable[[Callable[[], object]], None]) -> StorageCopyInSink:
             return StorageCopyInSink(
                 parser, item, columns, txn, s.engine, s.ctx, options=options, guard=life.running,
-                on_done=life.stop_timer, record=record,
+                on_done=life.stop_timer, record=record, unique=unique_indexes(s.data.state, item),
             )  # fmt: skip
 
         sink: CopyInSinkApi

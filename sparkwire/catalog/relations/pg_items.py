@@ -305,7 +305,7 @@ def _pg_index_rows(state: CatalogState) -> list[Row]:
                 on.oid,
                 len(index.keys),
                 len(index.keys),
-                key,
+                key or index.unique,
                 False,
                 key,
                 False,
@@ -352,7 +352,7 @@ def index_definition(state: CatalogState, index: Item, qualified: bool = True, p
         quote_ident(on.columns[position - 1].name) if position is not None else _key_text(key, pretty)
         for key, position in zip(index.keys, positions, strict=True)
     ]
-    unique = " UNIQUE" if is_key_index(index) else ""
+    unique = " UNIQUE" if is_key_index(index) or index.unique else ""
     return f"CREATE{unique} INDEX {quote_ident(index.name)} ON {relation} USING btree ({', '.join(keys)})"
 
 

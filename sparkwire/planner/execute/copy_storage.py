@@ -5,11 +5,11 @@ empty; 42703 `column "x" of relation "t" does not exist`). `StorageCopyInSink(pa
 ctx)` implements api.CopyInSink (`txn` returns the write transaction to use). CopyData payloads go to `parser`
 (planner/execute/copy.py `copy_parser`: pgtypes' CopyInParser or BinaryCopyInParser for `columns`' oids, names and
 typmods), which applies each type's input function. `finish()` applies varchar(n)/char(n) lengths (22001), fills the
-columns COPY does not list with their DEFAULT (evaluated once on DuckDB), checks NOT NULL (23502) and PRIMARY KEY
-(23505, against the rows the transaction sees and within the data), appends every row — all or nothing — returns the
-count and hands `record` a replay of the append (for ROLLBACK TO SAVEPOINT); committing is the caller's, or
-`CommittingSink`'s outside a transaction block. `abort()` drops what was parsed. Both run their work inside `guard`
-(the session's cancel and error mapping) and call `on_done` at the end.
+columns COPY does not list with their DEFAULT (evaluated once on DuckDB), checks NOT NULL (23502), PRIMARY KEY and
+the `unique` indexes given (23505, against the rows the transaction sees and within the data), appends every
+row — all or nothing — returns the count and hands `record` a replay of the append (for ROLLBACK TO SAVEPOINT);
+committing is the caller's, or `CommittingSink`'s outside a transaction block. `abort()` drops what was parsed.
+Both run their work inside `guard` (the session's cancel and error mapping) and call `on_done` at the end.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from sparkwire.catalog.objects import Column, Item
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.execute.streams import Guard
+from sparkwire.planner.execute.unique_keys import check_unique
 from sparkwire.planner.execute.write_values import check_not_null, check_primary_key, fit_typmod
 from sparkwire.planner.execute.writes import column_default, storage_schema
 from sparkwire.planner.translate.duckdb import SessionContext
@@ -63,6 +64,7 @@ class StorageCopyInSink:
         guard: Guard = contextlib.nullcontext,
         on_done: Callable[[], None] = _no_op,
         record: Callable[[Callable[[], object]], None] = lambda _replay: None,
+        unique: Sequence[tuple[str, list[str]]] = (),
     ) -> None:
         self._parser: CopyParser | None = parser
         self._item = item
@@ -74,6 +76,7 @@ class StorageCopyInSink:
         self._guard = guard
         self._on_done = on_done
         self._record = record
+        self._unique = list(unique)
 
     def write(self, data: bytes) -> None:
         if self._parser is None:
@@ -100,6 +103,8 @@ class StorageCopyInSink:
                 if self._item.primary_key:
                     existing = txn.read_arrow(self._item.id, columns=list(self._item.primary_key))
                     check_primary_key(table, existing, self._item)
+                for name, key in self._unique:
+                    check_unique(table, txn.read_arrow(self._item.id, columns=key), name, key)
                 count = txn.append(self._item.id, table)
                 self._record(lambda: self._txn().append(self._item.id, table))
                 return count

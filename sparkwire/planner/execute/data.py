@@ -34,8 +34,8 @@ from sqlglot import exp
 
 from sparkwire.catalog import Catalog, CatalogState
 from sparkwire.catalog.catalog import TransactResult
-from sparkwire.catalog.objects import Item, ObjectRef
-from sparkwire.catalog.ops import Op
+from sparkwire.catalog.objects import Item, ItemSpec, ObjectRef
+from sparkwire.catalog.ops import CreateItem, Op
 from sparkwire.compute.controller import ClusterController, WorkKind
 from sparkwire.compute.live import install_live_views
 from sparkwire.engine.duckdb import DuckDBEngine
@@ -46,6 +46,7 @@ from sparkwire.planner.bind.resolve import Names
 from sparkwire.planner.execute.resident import ResidentRelations, relation_version
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
+from sparkwire.planner.execute.unique_keys import check_unique_index, key_columns
 from sparkwire.planner.execute.writes import storage_schema
 from sparkwire.planner.statements.notice_service import NoticeService
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb
@@ -83,6 +84,9 @@ class DataPlane:
 
     def transact(self, ops: Sequence[Op]) -> TransactResult:
         before = self.catalog.state
+        for op in ops:
+            if isinstance(op, CreateItem) and op.spec.unique and op.spec.on_id in self.storage.tables():
+                self._check_unique(before, op.spec)
         result = self.catalog.transact(ops)
         self.clusters.sync(result.state)
         for ref in result.dropped:
@@ -92,6 +96,14 @@ class DataPlane:
             if item is not None and item.kind == "table":
                 self.ensure_table(item)
         return result
+
+    def _check_unique(self, state: CatalogState, spec: ItemSpec) -> None:
+        """CREATE UNIQUE INDEX over the committed rows: 23505 when they repeat a key (a write racing the index's
+        creation is not seen: the check and the catalog commit are not one step)."""
+        if spec.on_id is None or state.find_item(spec.schema_id, spec.name) is not None:
+            return
+        key = key_columns(spec.keys)
+        check_unique_index(self.snapshot().read_arrow(spec.on_id, columns=key), spec.name, key)
 
     def _forget(self, before: CatalogState, ref: ObjectRef) -> None:
         if ref.kind != "item":

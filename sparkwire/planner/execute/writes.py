@@ -5,8 +5,8 @@ statement on `target` (a catalog table whose storage table id is `target.id`) an
 written, and the RETURNING rows with PostgreSQL's output names). It changes the transaction only once everything
 was computed and checked, so a failed statement leaves `txn` as it was. Values follow PostgreSQL: untyped literals
 through the column type's input function, everything else through the assignment cast (write_values.py), missing
-columns get their DEFAULT (evaluated once per statement), NOT NULL (23502) and PRIMARY KEY (23505, against the rows
-the transaction sees and within the statement) are checked.
+columns get their DEFAULT (evaluated once per statement), NOT NULL (23502), PRIMARY KEY and UNIQUE indexes (23505,
+against the rows the transaction sees and within the statement; unique_keys.py) are checked.
 
 Where the rows come from:
 - `INSERT … VALUES` / `DEFAULT VALUES`: every non-literal value is one projection of a DuckDB SELECT (no FROM), with
@@ -44,6 +44,7 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_t
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.naming import column_name
 from sparkwire.planner.bind.resolve import Names, user_relations
+from sparkwire.planner.execute.unique_keys import check_unique, unique_indexes
 from sparkwire.planner.execute.values_cells import (
     default_expression,
     is_default,
@@ -289,6 +290,8 @@ def _insert(tree: exp.Insert, st: _Statement, ev: _Evaluator) -> _Written:
     check_not_null(new, st.target)
     if st.target.primary_key:
         check_primary_key(new, st.txn.read_arrow(st.target.id, columns=list(st.target.primary_key)), st.target)
+    for name, key in unique_indexes(st.state, st.target):
+        check_unique(new, st.txn.read_arrow(st.target.id, columns=key), name, key)
     return _Written(new, None, new, new.num_rows)
 
 
@@ -349,9 +352,14 @@ def _update(tree: exp.Update, st: _Statement, ev: _Evaluator) -> _Written:
             given[column.name] = scalar(node, column, ev.select, st.options).take(zeros)
     new = _full_rows(given, old.num_rows, st)
     check_not_null(new, st.target)
-    if st.target.primary_key and old.num_rows:
+    unique = unique_indexes(st.state, st.target) if old.num_rows else []
+    if (st.target.primary_key or unique) and old.num_rows:
         keep = pc.invert(pc.is_in(original.column(ROW_ID_COLUMN), value_set=old.column(ROW_ID_COLUMN)))
-        check_primary_key(new, original.filter(keep), st.target)
+        left = original.filter(keep)
+        if st.target.primary_key:
+            check_primary_key(new, left, st.target)
+        for name, key in unique:
+            check_unique(new, left, name, key)
     return _Written(new, old.column(ROW_ID_COLUMN).combine_chunks(), new, new.num_rows)
 
 

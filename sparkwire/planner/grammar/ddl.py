@@ -69,13 +69,14 @@ class CreateView:
 
 @dataclass(frozen=True, slots=True)
 class CreateIndex:
-    """`keys` None is CREATE DEFAULT INDEX; () is the empty key `ON t ()`."""
+    """`keys` None is CREATE DEFAULT INDEX; () is the empty key `ON t ()`. `unique`: CREATE UNIQUE INDEX."""
 
     on: Name
     keys: tuple[str, ...] | None
     name: str | None = None
     if_not_exists: bool = False
     cluster: str | None = None
+    unique: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +247,10 @@ def _create_view(p: DdlParser, *, materialized: bool, replace: bool) -> CreateVi
     return CreateView(name, query, offset, columns, materialized, replace, if_not_exists, cluster)
 
 
-def _create_index(p: DdlParser, *, default: bool) -> CreateIndex:
+_KEY_ORDER = re.compile(r"\s+(?:(?:asc|desc)(?:\s+nulls\s+(?:first|last))?|nulls\s+(?:first|last))\s*$", re.I)
+
+
+def _create_index(p: DdlParser, *, default: bool, unique: bool = False) -> CreateIndex:
     if_not_exists = p.accept("if", "not", "exists")
     name = None if default or p.at("in") or p.at("on") else p.name()
     cluster = _in_cluster(p)
@@ -263,7 +267,7 @@ def _create_index(p: DdlParser, *, default: bool) -> CreateIndex:
         if not p.accept_op(")"):
             while True:
                 key, _ = p.source_until(frozenset())
-                found.append(key)
+                found.append(_KEY_ORDER.sub("", key))  # an arrangement's key has no order
                 if p.accept_op(")"):
                     break
                 p.expect_op(",")
@@ -271,7 +275,7 @@ def _create_index(p: DdlParser, *, default: bool) -> CreateIndex:
     if p.at("with"):
         raise _unsupported("CREATE INDEX … WITH")
     p.end()
-    return CreateIndex(on, keys, name, if_not_exists, cluster)
+    return CreateIndex(on, keys, name, if_not_exists, cluster, unique)
 
 
 def _create(p: DdlParser) -> Statement | None:
@@ -291,6 +295,8 @@ def _create(p: DdlParser) -> Statement | None:
         raise _unsupported(f"CREATE OR REPLACE {(w or '').upper()}".strip())
     if p.accept("index"):
         return _create_index(p, default=False)
+    if p.accept("unique", "index"):
+        return _create_index(p, default=False, unique=True)
     if p.accept("default", "index"):
         return _create_index(p, default=True)
     if p.accept("schema"):
@@ -417,7 +423,8 @@ def render(stmt: CreateTable | CreateView | CreateIndex) -> str:
             if stmt.keys is None:
                 return f"CREATE DEFAULT INDEX{cluster} ON {stmt.on.sql()}"
             name = f" {quote(stmt.name)}" if stmt.name else ""
-            return f"CREATE INDEX{name}{cluster} ON {stmt.on.sql()} ({', '.join(stmt.keys)})"
+            unique = " UNIQUE" if stmt.unique else ""
+            return f"CREATE{unique} INDEX{name}{cluster} ON {stmt.on.sql()} ({', '.join(stmt.keys)})"
 
 
 def _render_column(column: ColumnDef) -> str:

@@ -407,6 +407,8 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
     else:
         normalized = [index_key(k, on) for k in stmt.keys]
         keys = tuple(sql for sql, _ in normalized)
+        if stmt.unique and (not keys or any(sql != quote(part) for sql, part in normalized)):
+            raise e.FeatureNotSupported("CREATE UNIQUE INDEX is supported on columns only")
         base = f"{on.name}_{'_'.join(part for _, part in normalized)}_idx"
     if stmt.name is not None:
         name = stmt.name
@@ -419,7 +421,9 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
         raise duplicate_item(existing.kind, name)
     cluster = _cluster(state, stmt.cluster or ctx.cluster)
     schema = state.schemas[on.schema_id]
-    normalized_stmt = g.CreateIndex(_qualified(schema, on.name, state), keys, name, cluster=cluster.name)
+    normalized_stmt = g.CreateIndex(
+        _qualified(schema, on.name, state), keys, name, cluster=cluster.name, unique=stmt.unique
+    )
     spec = ItemSpec(
         kind="index",
         schema_id=on.schema_id,
@@ -431,6 +435,7 @@ def _create_index(stmt: g.CreateIndex, ctx: DdlContext) -> DdlPlan:
         columns=_key_columns(keys, on, schema, ctx) if stmt.keys else (),
         is_default_index=stmt.keys is None,
         cluster_id=cluster.id,
+        unique=stmt.unique,
     )
     return DdlPlan((CreateItem(spec, stmt.if_not_exists),), "CREATE INDEX")
 

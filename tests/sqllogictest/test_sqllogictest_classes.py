@@ -1,0 +1,94 @@
+"""The classes of failure the sqllogictest corpus found, each checked against PostgreSQL 15: the same statements
+on the session's sparkwire server (`sw`) and on the oracle (`pg`) must give the same rows or the same SQLSTATE.
+
+- CREATE UNIQUE INDEX (every index_* file creates some): accepted, enforced on INSERT, UPDATE and COPY (NULLs are
+  distinct), refused with 23505 over rows that already repeat a key, shown as UNIQUE by pg_indexes / pg_index.
+- Index keys with ASC / DESC / NULLS FIRST|LAST (`CREATE INDEX i ON t (a DESC, b)`): the order is accepted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+Conn = psycopg.Connection[tuple[object, ...]]
+
+
+def outcome(conn: Conn, sql: str) -> object:
+    try:
+        cur = conn.execute(sql)
+    except psycopg.Error as exc:
+        return ("error", exc.sqlstate)
+    return sorted(cur.fetchall(), key=repr) if cur.description else ("ok", cur.rowcount)
+
+
+def same(sw: Conn, pg: Conn, sql: str) -> object:
+    ours, theirs = outcome(sw, sql), outcome(pg, sql)
+    assert ours == theirs, sql
+    return ours
+
+
+@pytest.fixture
+def table(sw: Conn, pg: Conn) -> Iterator[str]:
+    name = "slt_" + uuid.uuid4().hex[:8]
+    for conn in (sw, pg):
+        conn.execute(f"CREATE TABLE {name} (pk integer PRIMARY KEY, a integer, b double precision, c text)")
+    yield name
+    for conn in (sw, pg):
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_unique_index_is_enforced(sw: Conn, pg: Conn, table: str) -> None:
+    t = table
+    assert same(sw, pg, f"CREATE UNIQUE INDEX {t}_ab ON {t} (a DESC, b)") == ("ok", -1)
+    same(sw, pg, f"CREATE UNIQUE INDEX {t}_c ON {t} (c)")
+    rows = "(1, 1, 1.5, 'x'), (2, 1, 2.5, 'y'), (3, NULL, 1.5, NULL), (4, NULL, 1.5, NULL)"
+    same(sw, pg, f"INSERT INTO {t} VALUES {rows}")
+    assert same(sw, pg, f"INSERT INTO {t} VALUES (5, 1, 1.5, 'z')") == ("error", "23505")
+    assert same(sw, pg, f"INSERT INTO {t} VALUES (5, 7, 0, 'q'), (6, 7, 0, 'r')") == ("error", "23505")
+    assert same(sw, pg, f"INSERT INTO {t} VALUES (5, 8, 0, 'x')") == ("error", "23505")
+    assert same(sw, pg, f"INSERT INTO {t} SELECT pk + 10, a, b, c || '!' FROM {t}") == ("error", "23505")
+    assert same(sw, pg, f"UPDATE {t} SET b = 1.5 WHERE pk = 2") == ("error", "23505")
+    same(sw, pg, f"UPDATE {t} SET b = 3.5 WHERE pk = 2")
+    same(sw, pg, f"UPDATE {t} SET a = a + 1")  # keys move together: no conflict
+    same(sw, pg, f"DELETE FROM {t} WHERE pk = 1")
+    same(sw, pg, f"INSERT INTO {t} VALUES (1, 2, 1.5, 'x')")
+    same(sw, pg, f"SELECT * FROM {t}")
+
+
+def test_unique_index_over_repeated_keys(sw: Conn, pg: Conn, table: str) -> None:
+    t = table
+    same(sw, pg, f"INSERT INTO {t} VALUES (1, 1, 1.0, 'x'), (2, 1, 2.0, NULL), (3, 2, 2.0, NULL)")
+    assert same(sw, pg, f"CREATE UNIQUE INDEX {t}_a ON {t} (a)") == ("error", "23505")
+    assert same(sw, pg, f"CREATE UNIQUE INDEX {t}_ab ON {t} (a, b)") == ("ok", -1)
+    assert same(sw, pg, f"CREATE UNIQUE INDEX {t}_c ON {t} (c)") == ("ok", -1)  # NULLs do not repeat
+    same(sw, pg, f"SELECT indexname, indexdef LIKE 'CREATE UNIQUE INDEX%' FROM pg_indexes WHERE tablename = '{t}'")
+    same(sw, pg, f"SELECT c.relname, i.indisunique FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                 f"WHERE c.relname LIKE '{t}%'")  # fmt: skip
+
+
+def test_unique_index_with_copy(sw: Conn, pg: Conn, table: str) -> None:
+    t = table
+    same(sw, pg, f"CREATE UNIQUE INDEX {t}_a ON {t} (a)")
+    for data, expected in ((b"1\t1\t1\tx\n2\t\\N\t1\ty\n3\t\\N\t1\tz\n", "3"), (b"4\t1\t0\tw\n", "23505")):
+        got = []
+        for conn in (sw, pg):
+            try:
+                with conn.cursor() as cur:
+                    with cur.copy(f"COPY {t} FROM STDIN") as pipe:
+                        pipe.write(data)
+                    got.append(str(cur.rowcount))
+            except psycopg.Error as exc:
+                got.append(str(exc.sqlstate))
+        assert got == [expected, expected]
+    same(sw, pg, f"SELECT * FROM {t}")
+
+
+@pytest.mark.parametrize("key", ["a DESC", "a ASC, b DESC", "b NULLS FIRST", "a DESC NULLS LAST, c"])
+def test_index_key_order(sw: Conn, pg: Conn, table: str, key: str) -> None:
+    same(sw, pg, f"CREATE INDEX {table}_i ON {table} ({key})")
+    same(sw, pg, f"INSERT INTO {table} VALUES (1, 1, 1.0, 'x'), (2, 1, 2.0, 'y')")
+    same(sw, pg, f"SELECT pk FROM {table} WHERE a = 1")
