@@ -8,6 +8,7 @@ Identifiers named `oid` (pg_catalog columns) still parse as identifiers. Arrays 
 the ObjectIdentifier. An interval literal of several parts keeps them all (`INTERVAL '1 day 02:03:04'`; sqlglot
 keeps only `'1' DAY` when one "number unit" pair is found in a longer string), spelled in unit words both engines
 read (`'1 days 7384 seconds'`: the same days and microseconds, which is what PostgreSQL keeps and prints).
+Keywords stand as column labels where PostgreSQL lets them (labels.py).
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from sqlglot.dialects.postgres import Postgres
 from sqlglot.expressions.builders import INTERVAL_STRING_RE
 from sqlglot.generators.postgres import PostgresGenerator
 from sqlglot.parsers.postgres import PostgresParser
-from sqlglot.tokenizer_core import TokenType
+from sqlglot.tokenizer_core import Token, TokenType
 
 from sparkwire.errors import InvalidDatetimeFormat
 from sparkwire.pgtypes.interval import parse_interval
+from sparkwire.planner.grammar.labels import relabel
 
 
 class PG(Postgres):
@@ -31,6 +33,9 @@ class PG(Postgres):
         KEYWORDS: ClassVar = {**Postgres.Tokenizer.KEYWORDS, "OID": TokenType.UINT}
 
     class Parser(PostgresParser):
+        def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expr | None]:
+            return super().parse(relabel(raw_tokens), sql)  # keywords as column labels (labels.py)
+
         def _parse_types(
             self,
             check_func: bool = False,
