@@ -2,7 +2,8 @@
 
 Contract: `SparkStatusReader(engine)` reads the live status of the engine's current SparkContext, reached through
 `engine.session` at every read (its JVM handles are kept only while that is the same session, so after a restart it
-reads the new one). `read(known)` returns a `SparkStatus`: the jobs newer than `known.newest_job` (at most
+reads the new one). `tagged(tag)` returns the jobs of one Spark job tag and their stages (EXPLAIN ANALYZE).
+`read(known)` returns a `SparkStatus`: the jobs newer than `known.newest_job` (at most
 `MAX_JOBS`), every running job, every active or pending stage, the final state of the jobs and stages the caller
 last saw open (`known`), and the stages of every ended job not yet in `known.settled_jobs` (what `known` says of
 another SparkContext than `known.app_id` is ignored); or None when Spark is not ready or runs as Spark Connect
@@ -165,6 +166,7 @@ class _Jvm:
         context = session.sparkContext
         jvm = context._jvm
         self.store = context._jsc.sc().statusStore()
+        self.tracker = context._jsc.sc().statusTracker()
         self.app_id = str(context.applicationId)
         self.mapper = jvm.com.fasterxml.jackson.databind.ObjectMapper()
         scala_module = getattr(jvm.com.fasterxml.jackson.module.scala, "DefaultScalaModule$")
@@ -228,3 +230,20 @@ class SparkStatusReader:
                 continue
             stages.update(((s.stage_id, s.attempt_id), s) for s in map(stage_of, attempts))
         return SparkStatus(jvm.app_id, tuple(jobs.values()), tuple(stages.values()))
+
+    def tagged(self, tag: str) -> SparkStatus | None:
+        """The jobs Spark ran under the job tag `tag` (oldest first) and their stages that were submitted; None when
+        there is no status to read (as `read`)."""
+        jvm = self._handles()
+        if jvm is None:
+            return None
+        ids = sorted(int(job_id) for job_id in jvm.tracker.getJobIdsForTag(tag))
+        jobs = [job_of(jvm.json(jvm.store.job(job_id))) for job_id in ids]
+        stages: list[Stage] = []
+        for stage_id in sorted({stage_id for job in jobs for stage_id in job.stage_ids}):
+            try:
+                attempts = jvm.json(jvm.store.stageData(stage_id, False, None, False, jvm.no_quantiles))
+            except Exception:  # never submitted (skipped: its output was reused) or evicted
+                continue
+            stages.extend(map(stage_of, attempts))
+        return SparkStatus(jvm.app_id, tuple(jobs), tuple(stages))

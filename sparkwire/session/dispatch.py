@@ -13,17 +13,22 @@ RowDescription a statement would produce without running it (None for no rows).
 from __future__ import annotations
 
 import contextlib
-import re
+import json
+import time
 
 import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire import errors as e
 from sparkwire.api import CommandComplete, EmptyQuery, Field, Result, Rows
+from sparkwire.engine.spark_status import SparkStatusReader
+from sparkwire.pgtypes.registry import format_type
+from sparkwire.planner.execute.explain import explain_json, explain_text
 from sparkwire.planner.execute.streams import RowSource
 from sparkwire.planner.grammar import utility as u
 from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo
 from sparkwire.planner.planning.plan import Plan
+from sparkwire.planner.statements.explain_analysis import Analysis, analysis_json, analysis_lines, spark_work
 from sparkwire.planner.statements.set_show import show_fields
 from sparkwire.session.copy import Copy
 from sparkwire.session.cursors import Cursors
@@ -37,7 +42,7 @@ from sparkwire.session.state import SessionState
 from sparkwire.session.transaction_control import TransactionControl
 
 EXPLAIN_FIELDS = (Field("QUERY PLAN", 25),)
-_REDACTED = re.compile(r"\bredacted\b", re.I)  # EXPLAIN WITH (redacted)
+EXPLAIN_JSON_FIELDS = (Field("QUERY PLAN", 114),)  # FORMAT JSON: one row of type json, as PostgreSQL
 
 
 class Dispatch:
@@ -69,12 +74,9 @@ class Dispatch:
                 shown, batch = s.user.show(plan.statement)
                 return Rows(shown, RowSource(iter([batch]), contextlib.nullcontext).take(limit), formats(len(shown)))
             case "explain":
-                assert plan.inner is not None
-                redacted = _REDACTED.search(plan.sql[: len(plan.sql) - len(plan.inner.sql)]) is not None
-                lines = s.user.explain(plan.inner, params, s.vars.get("TimeZone"), redacted)
-                batch = pa.record_batch([pa.array(lines, pa.string())], names=["QUERY PLAN"])
+                fields, batch = self._explain(plan, params)
                 source = RowSource(iter([batch]), contextlib.nullcontext)
-                return Rows(EXPLAIN_FIELDS, source.take(limit), formats(1), tag="EXPLAIN")
+                return Rows(fields, source.take(limit), formats(1), tag="EXPLAIN")
         self.control.check_writable(plan.tag.split()[0] if plan.kind == "dml" else plan.tag)
         self._life.prepare_engine()
         if plan.kind == "dml" and s.user.write_target(plan) is not None:
@@ -107,11 +109,58 @@ class Dispatch:
                 return self._copy.run(stmt)
         raise e.FeatureNotSupported(f"{type(stmt).__name__} is not supported")
 
+    def _explain(self, plan: Plan, params: tuple[object, ...]) -> tuple[tuple[Field, ...], pa.RecordBatch]:
+        """EXPLAIN's rows: the route, VERBOSE's output columns, the optimizer notices and, with ANALYZE, what
+        running the query did (explain_analysis.py); FORMAT JSON as one json value."""
+        s, inner, options = self._s, plan.inner, plan.explain
+        assert inner is not None and options is not None
+        if options.format in ("xml", "yaml"):
+            raise e.FeatureNotSupported(f"EXPLAIN (FORMAT {options.format.upper()}) is not supported")
+        route = s.user.explain_route(inner, params, s.vars.get("TimeZone"), options.verbose)
+        output = [f"{f.name} {format_type(f.type_oid, f.type_modifier)}" for f in self.queries.describe(inner) or ()]
+        notices = s.user.notice_lines(inner, options.redacted)
+        analysis = self._analyze(inner, params) if options.analyze else None
+        state = s.data.state
+        if options.format == "json":
+            document: dict[str, object] = {"Plan": explain_json(route, state)}
+            if options.verbose:
+                document["Output"] = output
+            if notices:
+                document["Notices"] = notices
+            document.update(analysis_json(analysis) if analysis is not None else {})
+            text = json.dumps([document], indent=2)
+            return EXPLAIN_JSON_FIELDS, pa.record_batch([pa.array([text], pa.string())], names=["QUERY PLAN"])
+        lines = explain_text(route, state)
+        lines += [f"Output: {', '.join(output)}"] if options.verbose else []
+        lines += notices + (analysis_lines(analysis) if analysis is not None else [])
+        return EXPLAIN_FIELDS, pa.record_batch([pa.array(lines, pa.string())], names=["QUERY PLAN"])
+
+    def _analyze(self, inner: Plan, params: tuple[object, ...]) -> Analysis:
+        """Run the query to its last row (the rows are discarded) and read what Spark did for it."""
+        s = self._s
+        before = s.user.last_job_tag
+        started = time.perf_counter()
+        _, source = self.queries.start_query(inner, params)
+        rows = 0
+        while (batch := source.next_rows(None)) is not None:
+            rows += batch.num_rows
+        milliseconds = (time.perf_counter() - started) * 1000
+        route, tag = s.strategy or "introspection", s.user.last_job_tag
+        if route != "standard" or tag is None or tag == before:  # no Spark job (a table read as rows)
+            return Analysis(route, rows, milliseconds)
+        work = spark_work(SparkStatusReader(s.data.spark), tag)
+        if work is None:
+            raise e.FeatureNotSupported(
+                "EXPLAIN ANALYZE is not supported with a Spark Connect server",
+                detail="Spark's job and stage metrics are read from the driver's status store, which is not here.",
+            )
+        return Analysis("spark", rows, milliseconds, work.jobs, work.stages)
+
     def describe(self, plan: Plan) -> tuple[Field, ...] | None:
         if plan.kind == "query" or (plan.kind == "dml" and plan.returning):
             return self.queries.describe(plan)
         if plan.kind == "explain":
-            return EXPLAIN_FIELDS
+            return EXPLAIN_JSON_FIELDS if plan.explain is not None and plan.explain.format == "json" else EXPLAIN_FIELDS
         if plan.kind == "show":
             return self._s.user.show(plan.statement)[0]
         stmt = plan.utility

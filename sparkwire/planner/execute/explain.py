@@ -12,6 +12,9 @@ Contract: `explain_text(route, state)` renders one of the closed set of routes:
   view read from memory (`resident`: item ids), then `Spark plan:` and Spark's own plan text, indented.
 - `DuckDBRoute(sql)` — builtin relations only (or none): `DuckDB (introspection store)`, then the SQL if given.
 `explain_table(lines)` is the statement's result: a text column "QUERY PLAN", one row per line.
+`explain_json(route, state)` is the route as the "Plan" object of EXPLAIN (FORMAT JSON): `{"Node Type": "Fast Path"
+| "Spark" | "DuckDB", …}` with the same facts as the text (index, key, lookup values, projection, limit; Spark SQL,
+materialized views read from memory, Spark's plan as its lines; the DuckDB SQL).
 """
 
 from __future__ import annotations
@@ -75,6 +78,30 @@ def _fast_path(plan: FastPathPlan, state: CatalogState) -> list[str]:
     if plan.limit is not None:
         lines.append(f"  Limit: {plan.limit}")
     return [*lines, "Used Indexes:", f"  - {index} (lookup)"]
+
+
+def explain_json(route: Route, state: CatalogState) -> dict[str, object]:
+    match route:
+        case FastPathRoute(plan):
+            relation = state.items[plan.relation_id]
+            return {
+                "Node Type": "Fast Path",
+                "Index": state.qualified_name(state.items[plan.index_id]),
+                "Relation": state.qualified_name(relation),
+                "Key": list(plan.key_columns),
+                "Lookup Values": [[value.sql for value in row] for row in plan.rows],
+                "Output": [column if column == name else f"{column} AS {name}" for column, name in plan.output],
+                "Limit": plan.limit,
+            }
+        case SparkRoute(spark_sql, spark_plan, resident):
+            return {
+                "Node Type": "Spark",
+                "Spark SQL": " ".join(spark_sql.split()),
+                "Materialized Views From Memory": [state.qualified_name(state.items[i]) for i in resident],
+                "Spark Plan": spark_plan.rstrip().splitlines(),
+            }
+        case DuckDBRoute(sql):
+            return {"Node Type": "DuckDB", "Store": "introspection", "SQL": " ".join(sql.split()) if sql else None}
 
 
 def explain_table(lines: list[str]) -> pa.Table:

@@ -264,14 +264,15 @@ class SparkExecutor:
         with self.relations.pinned(query.sources):
             return self.engine.execute_arrow(query.sql, params, job_tag=job_tag, timeout=timeout, pool=pool)
 
-    def explain(self, query: SparkQuery, params: Sequence[object] = ()) -> str:
+    def explain(self, query: SparkQuery, params: Sequence[object] = (), mode: str = "formatted") -> str:
+        """Spark's plan of `query`: `mode` "formatted" (the physical plan), or "extended" (every plan) for VERBOSE."""
         with self.relations.pinned(query.sources):
             frame: Any = self.engine.prepare(query.sql, params).dataframe
             try:
                 if hasattr(frame, "_explain_string"):  # Spark Connect
-                    return str(frame._explain_string(mode="formatted"))
+                    return str(frame._explain_string(mode=mode))
                 jvm = frame.sparkSession._jvm
-                return str(jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), "formatted"))
+                return str(jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), mode))
             except Exception as exc:
                 raise to_pg_error(exc) from None
 

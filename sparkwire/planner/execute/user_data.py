@@ -45,7 +45,7 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
 from sparkwire.planner.execute.data import DataPlane
-from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, SparkRoute, explain_text
+from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, Route, SparkRoute, explain_text
 from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
 from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
@@ -121,6 +121,7 @@ class UserData:
         self._fast_paths: dict[tuple[int, int, str], tuple[Plan, FastPathPlan | None]] = {}
         self._lock = threading.Lock()
         self._job_tag: str | None = None
+        self.last_job_tag: str | None = None  # the Spark job tag of the last query run on Spark
         # the statement running (its Spark jobs are tagged `sw-<n>.<execution_id>`) and the session's variables
         # (`progress_notices`), both set by the session
         self.execution_id: str = ""
@@ -262,6 +263,7 @@ class UserData:
                 query = executor.prepare(with_session_facts(tree, self._ctx()), state, names, read, param_types)
             with self._lock:
                 self._job_tag = tag
+            self.last_job_tag = tag  # EXPLAIN ANALYZE reads this statement's jobs by it
             self.waiting("Extension", "SparkJob")
             try:
                 with self._data.clusters.running("query", cluster.id, execution_id=self.execution_id) as pool:
@@ -430,14 +432,18 @@ class UserData:
         return self._data.notices.for_query(plan.tree, self._data.state, self._names(), self._enabled)
 
     def _route_lines(self, plan: Plan, params: Sequence[object], timezone: str) -> list[str]:
+        return explain_text(self.explain_route(plan, params, timezone), self._data.state)
+
+    def explain_route(self, plan: Plan, params: Sequence[object], timezone: str, verbose: bool = False) -> Route:
+        """The route `plan` would take (explain.py); `verbose`: with every plan Spark makes, not only the physical."""
         assert plan.tree is not None
         self.readable(plan)
         state, names = self._data.state, self._names()
         if not self.reads_user_data(plan):
-            return explain_text(DuckDBRoute(plan.duck_sql), state)
+            return DuckDBRoute(plan.duck_sql)
         lookup = fast_path(plan.tree, state, names, timezone=timezone)
         if lookup is not None:
-            return explain_text(FastPathRoute(lookup), state)
+            return FastPathRoute(lookup)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
         facts = with_session_facts(plan.tree, self._ctx())
@@ -445,4 +451,5 @@ class UserData:
         materialized = tuple(
             item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"
         )
-        return explain_text(SparkRoute(query.sql, executor.explain(query, params), materialized), state)
+        spark_plan = executor.explain(query, params, "extended" if verbose else "formatted")
+        return SparkRoute(query.sql, spark_plan, materialized)

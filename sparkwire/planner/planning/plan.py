@@ -5,7 +5,7 @@ Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `
   "query" (row-returning SELECT/VALUES/set operation), "dml" (INSERT/UPDATE/DELETE, `returning` when it has
   RETURNING), "ddl" (CREATE/DROP/ALTER: `statement` from our grammar, grammar/ddl.py, checked before sqlglot;
   TRUNCATE and what only sqlglot parses keep `tree`), "show" (SHOW TABLES/INDEXES/… of our grammar) or
-  "explain" (`inner` is the plan of the explained query);
+  "explain" (`inner` is the plan of the explained query, `explain` its options: grammar/explain.py);
 - `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
   `param_types` ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
 - `inner`: for DECLARE … CURSOR FOR q, the plan of q; `void_columns`: pg_sleep projections (typed `void`);
@@ -30,6 +30,7 @@ from sparkwire.planner.bind.output_types import declared_types
 from sparkwire.planner.grammar.alter_notice import parse_alter_notice
 from sparkwire.planner.grammar.comment import CommentOn, parse_comment
 from sparkwire.planner.grammar.ddl import CreateTable, CreateView, DdlStatement, parse_materialize_ddl
+from sparkwire.planner.grammar.explain import ExplainOptions, parse_explain
 from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
 from sparkwire.planner.grammar.split import mask_comments, split_statements
@@ -58,6 +59,7 @@ class Plan:
     declared_types: tuple[tuple[int, int] | None, ...] | None = None  # per result column, see output_types.py
     # "ddl"/"show": a statement of our own grammars (grammar/ddl.py, grammar/rbac.py)
     statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | CommentOn | None = None
+    explain: ExplainOptions | None = None  # "explain": its options (ANALYZE, VERBOSE, FORMAT, redacted)
 
 
 _CONSTANT_NODES = (
@@ -198,14 +200,6 @@ def _check_keyword(sql: str) -> None:
         raise e.SyntaxError(f'syntax error at or near "{m.group(1)}"', position=m.start(1) + 1)
 
 
-# EXPLAIN [ANALYZE] [VERBOSE] [(options)] [WITH (options)] [[OPTIMIZED|PHYSICAL] PLAN [FOR]] query
-_EXPLAIN = re.compile(
-    r"\s*explain\b(?:\s+(?:analyze|verbose)\b)*(?:\s*\([^)]*\))?(?:\s+with\s*\([^)]*\))?"
-    r"(?:\s+(?:(?:optimized|physical)\s+)?plan\b(?:\s+for\b)?)?",
-    re.I,
-)
-
-
 def plan_statement(
     sql: str,
     ctx: SessionContext,
@@ -220,12 +214,13 @@ def plan_statement(
         return Plan(sql, "empty")
     sql = mask_comments(sql)
     guard.check_statement_head(sql)
-    explain = _EXPLAIN.match(sql)
+    explain = parse_explain(sql)  # grammar/explain.py: PostgreSQL's options, Materialize's PLAN … FOR
     if explain is not None:
-        inner = plan_statement(sql[explain.end() :], ctx, declared_oids, describe)
+        options, offset = explain
+        inner = plan_statement(sql[offset:], ctx, declared_oids, describe)
         if inner.kind != "query":
             raise e.FeatureNotSupported("EXPLAIN is supported for queries only")
-        return Plan(sql, "explain", tag="EXPLAIN", inner=inner, param_types=inner.param_types)
+        return Plan(sql, "explain", tag="EXPLAIN", inner=inner, param_types=inner.param_types, explain=options)
     alter = parse_alter_notice(sql)
     if alter is not None:
         return Plan(sql, "ddl", tag=ALTER_NOTICE, statement=alter)
