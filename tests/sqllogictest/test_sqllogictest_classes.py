@@ -4,6 +4,8 @@ on the session's sparkwire server (`sw`) and on the oracle (`pg`) must give the 
 - CREATE UNIQUE INDEX (every index_* file creates some): accepted, enforced on INSERT, UPDATE and COPY (NULLs are
   distinct), refused with 23505 over rows that already repeat a key, shown as UNIQUE by pg_indexes / pg_index.
 - Index keys with ASC / DESC / NULLS FIRST|LAST (`CREATE INDEX i ON t (a DESC, b)`): the order is accepted.
+- Parenthesized joins in FROM (`FROM ( tab0 AS cor0 CROSS JOIN tab0 cor1 )`, random_aggregates / random_groupby /
+  random_select): the joined table was dropped (wrong counts, or 42703 for its alias) on Spark and in writes.
 """
 
 from __future__ import annotations
@@ -92,3 +94,48 @@ def test_index_key_order(sw: Conn, pg: Conn, table: str, key: str) -> None:
     same(sw, pg, f"CREATE INDEX {table}_i ON {table} ({key})")
     same(sw, pg, f"INSERT INTO {table} VALUES (1, 1, 1.0, 'x'), (2, 1, 2.0, 'y')")
     same(sw, pg, f"SELECT pk FROM {table} WHERE a = 1")
+
+
+@pytest.fixture
+def joined(sw: Conn, pg: Conn) -> Iterator[tuple[str, str, str]]:
+    """Two small tables with NULLs and a view over the first, on both servers."""
+    t, u, v = (f"slt_{kind}_{uuid.uuid4().hex[:6]}" for kind in ("t", "u", "v"))
+    for conn in (sw, pg):
+        conn.execute(f"CREATE TABLE {t} (a integer, b integer)")
+        conn.execute(f"CREATE TABLE {u} (a integer, c text)")
+        conn.execute(f"INSERT INTO {t} VALUES (1, 10), (2, 20), (3, NULL)")
+        conn.execute(f"INSERT INTO {u} VALUES (1, 'x'), (3, 'z'), (NULL, 'n')")
+        conn.execute(f"CREATE VIEW {v} AS SELECT a, b FROM {t} WHERE a > 1")
+    yield t, u, v
+    for conn in (sw, pg):
+        conn.execute(f"DROP VIEW IF EXISTS {v}")
+        conn.execute(f"DROP TABLE IF EXISTS {t}, {u}")
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT count(*) FROM ( {t} AS c0 CROSS JOIN {t} c1 )",
+        "SELECT c0.a, c1.a FROM ( {t} c0 CROSS JOIN {u} AS c1 ) WHERE c1.a > 1",
+        "SELECT * FROM ( {t} AS c0 CROSS JOIN {t} )",
+        "SELECT count(*), min(x.a) FROM {u} x, ( {t} AS c0 CROSS JOIN {t} AS c1 ) WHERE x.a = c1.a",
+        "SELECT c0.a, c1.c FROM ( {t} c0 LEFT JOIN {u} c1 ON c0.a = c1.a )",
+        "SELECT c0.a, c1.c FROM ( {t} c0 JOIN {u} c1 ON c0.a = c1.a ) JOIN {t} c2 ON c2.a = c1.a",
+        "SELECT c0.a, c1.b FROM ( {v} c0 CROSS JOIN {v} c1 )",
+        "SELECT c0.a, c1.c FROM ( {v} c0 CROSS JOIN {u} c1 ) WHERE c0.a = c1.a",
+        "SELECT * FROM {t} WHERE a IN (SELECT c1.a FROM ( {t} c0 CROSS JOIN {u} c1 ) WHERE c0.a = 1)",
+    ],
+)
+def test_parenthesized_joins(sw: Conn, pg: Conn, joined: tuple[str, str, str], query: str) -> None:
+    """`FROM (a CROSS JOIN b)`: both tables, and their aliases, are visible (the corpus's random_* files)."""
+    t, u, v = joined
+    same(sw, pg, query.format(t=t, u=u, v=v))
+
+
+def test_parenthesized_join_in_writes(sw: Conn, pg: Conn, joined: tuple[str, str, str]) -> None:
+    t, u, v = joined
+    same(sw, pg, f"INSERT INTO {t} SELECT c0.a + 10, c1.a FROM ( {t} c0 CROSS JOIN {u} AS c1 )")
+    same(sw, pg, f"INSERT INTO {t} SELECT c0.a + 100, c1.b FROM ( {v} c0 CROSS JOIN {v} AS c1 )")
+    same(sw, pg, f"DELETE FROM {u} WHERE a IN (SELECT c0.a FROM ( {t} c0 CROSS JOIN {v} c1 ) WHERE c0.b = 10)")
+    same(sw, pg, f"SELECT * FROM {t}")
+    same(sw, pg, f"SELECT * FROM {u}")

@@ -94,6 +94,15 @@ class SparkQuery:
     sources: tuple[Source, ...]
 
 
+def _keep_joins(node: exp.Table, replacement: exp.Expression) -> exp.Expression:
+    """sqlglot hangs a parenthesized join's joins (`FROM (a CROSS JOIN b)`) on its first table: the relation that
+    replaces that table takes them over (the joined tables are bound after it, in their new place)."""
+    joins = node.args.get("joins")
+    if joins:
+        replacement.set("joins", joins)
+    return replacement
+
+
 def _alias(node: exp.Table, columns: Sequence[str], rename: bool) -> exp.TableAlias:
     """The reference's alias (or its table name); with `rename`, the column list `columns` overridden positionally
     by the reference's own column aliases (without it, only a reference that has column aliases gets a list)."""
@@ -154,9 +163,9 @@ class _Binder:
             and resolve_table(node, self._state, names) is None
         ]
         for node, item in users:
-            node.replace(self._relation(node, item))
+            node.replace(_keep_joins(node, self._relation(node, item)))
         for node in builtins:
-            node.replace(self._builtin(node))
+            node.replace(_keep_joins(node, self._builtin(node)))
         return tree
 
     def _register(self, source: Source) -> exp.Identifier:

@@ -172,8 +172,12 @@ def _bind_relations(
         else:
             plain = node.copy()
             plain.set("alias", None)
+            plain.set("joins", None)
             rows = query(exp.select(exp.Star()).from_(plain))
-        node.replace(ev.source(rows, _columns_of(item, rows), node.alias_or_name))
+        source = ev.source(rows, _columns_of(item, rows), node.alias_or_name)
+        if node.args.get("joins"):  # `(a CROSS JOIN b)`: sqlglot hangs the joins on the first table
+            source.set("joins", node.args["joins"])
+        node.replace(source)
 
 
 # ---- values --------------------------------------------------------------------------------------------------
