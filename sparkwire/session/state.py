@@ -65,6 +65,7 @@ class SessionState:
         self.tx = Transactions(self.storage_tx, schema)
         self.user = UserData(data, engine, lambda: self.ctx, self.names, notices, enabled_by(variables.get))
         self.user.setting = variables.get  # progress_notices
+        self.user.read_snapshot = self.storage_tx.snapshot  # one snapshot per transaction block
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
         self._encode: tuple[int, EncodeOptions] | None = None

@@ -62,6 +62,7 @@ from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
 from sparkwire.planner.statements.rbac import plan_rbac
 from sparkwire.planner.statements.show_objects import show_objects
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
+from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 _job_numbers = itertools.count(1)
@@ -122,6 +123,8 @@ class UserData:
         self._lock = threading.Lock()
         self._job_tag: str | None = None
         self.last_job_tag: str | None = None  # the Spark job tag of the last query run on Spark
+        # the snapshot a query reads: the session's (one per transaction block, write_txn.py); the latest by default
+        self.read_snapshot: Callable[[], Snapshot] = data.snapshot
         # the statement running (its Spark jobs are tagged `sw-<n>.<execution_id>`) and the session's variables
         # (`progress_notices`), both set by the session
         self.execution_id: str = ""
@@ -202,7 +205,7 @@ class UserData:
         return lookup
 
     def _read(self, txn: WriteTxn | None) -> ReadContext:
-        return ReadContext(self._data.snapshot(), txn)
+        return ReadContext(self.read_snapshot(), txn)
 
     def readable(self, plan: Plan) -> exp.Expression | None:
         """The query the session's role may run: `plan.tree` itself, or with a row filter (notices of objects the
