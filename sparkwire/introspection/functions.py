@@ -17,7 +17,7 @@ statistics object; the size functions answer 0 (`no_object_size`), pg_size_prett
 pg_relation_is_publishable is false, pg_get_serial_sequence NULL, pg_collation_is_visible true for pg_collation's
 rows, parse_ident splits a qualified name, `regproc_oid` is the pg_proc OID of a function named by a regproc column
 (regprocs.py). `to_regclass` / `regclass_in` / `regclass_out` read the catalog state
-too (user relations, searched in the session's database and schema, which the rewrite passes), as do
+too (user relations, searched in the session's database and search path, which the rewrite passes), as do
 `pg_get_viewdef(oid, pretty, wrap)` (the view's query deparsed as PostgreSQL prints it, catalog/relations/deparse.py)
 and `pg_get_indexdef` (CREATE INDEX, or the n-th key; primary keys' indexes included), `pg_get_constraintdef` (primary
 keys, pg_keys.py), `regnamespace_in/out`
@@ -116,9 +116,16 @@ def _builtin_relation(schema: str | None, relname: str) -> int | None:
     return None
 
 
+SEARCH_SEPARATOR = "\x1f"  # joins the session's search path into one argument of the UDFs (`search`)
+
+
+def _searched(search: str) -> tuple[str, ...]:
+    return tuple(schema for schema in search.split(SEARCH_SEPARATOR) if schema)
+
+
 def _user_relation(state: CatalogState, schema: str | None, relname: str, database: str, search: str) -> int | None:
     try:
-        item = state.lookup_item(relname, current_database=database, search_path=(search,), schema=schema)
+        item = state.lookup_item(relname, current_database=database, search_path=_searched(search), schema=schema)
     except e.PgError:
         return None
     return item.oid if item is not None and item.kind in _RELATION_KINDS else None
@@ -129,14 +136,14 @@ _RELATION_KINDS = frozenset({"table", "source", "view", "materialized-view", "in
 
 def to_regclass(state: CatalogState, name: str | None, database: str, search: str) -> int | None:
     """The relation's OID: builtin relations (unqualified names search mz_catalog and pg_catalog), then the
-    catalog's items (unqualified names search the session schema `search` of `database`); NULL when unknown."""
+    catalog's items (unqualified names search the session's search path `search` in `database`); NULL when unknown."""
     if name is None:
         return None
     schema, relname = _relation_key(name)
     found = _builtin_relation(schema, relname)
     if found is None:
         found = _user_relation(state, schema, relname, database, search)
-    return found if found is not None else _key_index(state, schema or search, relname)
+    return found if found is not None else _key_index(state, (schema,) if schema else _searched(search), relname)
 
 
 def pg_table_is_visible(state: CatalogState, oid: int | None, database: str, search: str) -> bool | None:
@@ -152,14 +159,16 @@ def pg_table_is_visible(state: CatalogState, oid: int | None, database: str, sea
     found = _builtin_relation(None, name)
     if found is None:
         found = _user_relation(state, None, name, database, search)
-    return (found if found is not None else _key_index(state, search, name)) == oid
+    return (found if found is not None else _key_index(state, _searched(search), name)) == oid
 
 
-def _key_index(state: CatalogState, schema: str, relname: str) -> int | None:
-    """A primary key's index (not a catalog item, see pg_keys.py) by schema and name."""
-    for index in key_indexes(state):
-        if index.name == relname and state.schemas[index.schema_id].name == schema:
-            return index.oid
+def _key_index(state: CatalogState, schemas: tuple[str, ...], relname: str) -> int | None:
+    """A primary key's index (not a catalog item, see pg_keys.py) by name, in the first of `schemas` that has one."""
+    named = [index for index in key_indexes(state) if index.name == relname]
+    for schema in schemas:
+        for index in named:
+            if state.schemas[index.schema_id].name == schema:
+                return index.oid
     return None
 
 
@@ -192,7 +201,7 @@ def regclass_out(state: CatalogState, oid: int | None, database: str, search: st
         return str(oid)
     if _user_relation(state, None, item.name, database, search) == oid:
         return quote_ident(item.name)
-    if is_key_index(item) and state.schemas[item.schema_id].name == search:  # not a catalog item: not looked up
+    if is_key_index(item) and _key_index(state, _searched(search), item.name) == oid:  # not a catalog item
         return quote_ident(item.name)
     return f"{quote_ident(state.schemas[item.schema_id].name)}.{quote_ident(item.name)}"
 

@@ -16,7 +16,7 @@ needs only `database` and `schema`, the session's current database and schema):
 - `catalog_functions`: to_regtype, to_regclass, format_type, pg_get_userbyid, pg_encoding_to_char,
   pg_type_is_visible, pg_get_function_result, … → the store's UDFs (functions.py), also when written
   `pg_catalog.f(…)`; pg_get_expr(expr, rel) → expr; information_schema._pg_expandarray(a) → zipped UNNESTs;
-  pg_table_is_visible(oid) → the UDF with the session's database and schema; array_lower / array_upper → the
+  pg_table_is_visible(oid) → the UDF with the session's database and search path; array_lower / array_upper → the
   bound of dimension 1; json_build_object → DuckDB's json_object;
   current_schemas(bool) → the schema list; pg_get_indexdef / pg_get_constraintdef / pg_get_viewdef with their
   optional arguments (the session's schema decides what pretty mode leaves unqualified).
@@ -316,7 +316,8 @@ def _object_type(node: exp.Expression) -> str | None:
 
 
 def _session_args(ctx: Context) -> list[exp.Expression]:
-    return [exp.Literal.string(ctx.database), exp.Literal.string(ctx.schema)]
+    """The session's database and search path, where unqualified relation names resolve."""
+    return [exp.Literal.string(ctx.database), exp.Literal.string(f.SEARCH_SEPARATOR.join(ctx.search_path))]
 
 
 def _udf(function: str, *args: exp.Expression) -> exp.Expression:

@@ -52,8 +52,13 @@ CREATE_AND_RESOLVE = [
     "SELECT y, (SELECT count(*) FROM {t} AS inner_t) FROM {t}",
     "DELETE FROM {t} WHERE y = 'nothing'",
     "SELECT '{t}'::regclass = '{a}.{t}'::regclass",
+    "SELECT '{t}'::regclass::text, 'public.{t}'::regclass::text, to_regclass('{t}') = '{a}.{t}'::regclass",
+    # psql's \dt lists what pg_table_is_visible finds: the first {t} of the path
+    "SELECT n.nspname, c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+    " WHERE c.relname = '{t}' AND pg_catalog.pg_table_is_visible(c.oid)",
     "SET search_path = {b}, {a}",
     "SELECT * FROM {t}",  # found in {a}
+    "SELECT '{t}'::regclass::text, to_regclass('{t}') = '{a}.{t}'::regclass",
     "CREATE TABLE {u} (z int)",  # goes to {b}
     "SELECT table_schema FROM information_schema.tables WHERE table_name = '{u}'",
     "SET search_path = public",
