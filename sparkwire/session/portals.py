@@ -28,14 +28,16 @@ Formats = Callable[[int], tuple[FormatCode, ...]]  # the result format codes for
 
 @dataclass(slots=True)
 class Prepared:
-    """A Parse or SQL PREPARE. `plan` was made at schema `generation` from `sql`; the session re-plans it (keeping
-    the parameter types, as PostgreSQL does) when the generation moved. `described`/`fields` cache its Describe."""
+    """A Parse or SQL PREPARE. `plan` was made at schema `generation` from `sql` under `search_path` (the schemas it
+    searched); the session re-plans it (keeping the parameter types, as PostgreSQL does) when the generation moved
+    or search_path changed. `described`/`fields` cache its Describe."""
 
     plan: Plan
     sql: str
     generation: int
     described: bool = False
     fields: tuple[Field, ...] | None = None
+    search_path: tuple[str, ...] = ("public",)
 
 
 @dataclass(slots=True)

@@ -1,14 +1,14 @@
 """Prepared statements: the session's named plans, from the protocol's Parse or SQL PREPARE, and their re-planning.
 
-Contract: `statement(name)` / `portal(name)` look a prepared statement or portal up (26000 / 34000 with
-PostgreSQL's wording for the unnamed ones). `current_plan(prepared)` is the statement's plan, re-made when the
-schema changed since it was planned, as PostgreSQL re-plans: the parameter types stay those the client was told at
-Parse, and once the client has seen the result fields a re-plan that changes them fails (0A000) — every time,
+Contract: `statement(name)` / `portal(name)` look a prepared statement or portal up (26000 / 34000 with PostgreSQL's
+wording for the unnamed ones). `current_plan(prepared)` is the statement's plan, re-made when the schema or
+search_path changed since it was planned, as PostgreSQL re-plans: the parameter types stay those the client was told
+at Parse, and once the client has seen the result fields a re-plan that changes them fails (0A000) — every time,
 since the statement keeps its old plan. `describe_prepared(prepared)` describes a statement once per plan (queries
 and DML only, whose description depends on nothing else). `run(stmt)` executes SQL PREPARE (42P05 if the name is
 taken), EXECUTE (its arguments cast to the parameter types and evaluated by the engine; 42601 on a count mismatch)
-and DEALLOCATE [ALL]. Describing and running a plan are the dispatcher's (`describe`, `run_plan` callables), so
-that this module stays below it.
+and DEALLOCATE [ALL]. Describing and running a plan are the dispatcher's (`describe`, `run_plan` callables), so that
+this module stays below it.
 """
 
 from __future__ import annotations
@@ -56,18 +56,19 @@ class PreparedStatements:
 
     def add(self, name: str, sql: str, declared: tuple[int, ...]) -> None:
         generation = self._s.schema.value  # before planning: a concurrent schema change re-plans at first use
-        self._s.statements[name] = Prepared(self._plans.plan_one(sql, declared), sql, generation)
+        plan = self._plans.plan_one(sql, declared)
+        self._s.statements[name] = Prepared(plan, sql, generation, search_path=self._s.ctx.search_path)
 
     def current_plan(self, prepared: Prepared) -> Plan:
-        generation = self._s.schema.value
-        if prepared.generation == generation:
+        generation, search_path = self._s.schema.value, self._s.ctx.search_path
+        if prepared.generation == generation and prepared.search_path == search_path:
             return prepared.plan
         declared = tuple(oid for oid, _ in prepared.plan.param_types)
         plan = self._plans.plan_one(prepared.sql, declared)
         fields = self._describe(plan)
         if prepared.described and fields != prepared.fields:
             raise e.FeatureNotSupported("cached plan must not change result type")
-        prepared.plan, prepared.generation = plan, generation
+        prepared.plan, prepared.generation, prepared.search_path = plan, generation, search_path
         prepared.fields, prepared.described = fields, plan.kind in ("query", "dml")
         return plan
 

@@ -235,3 +235,43 @@ def test_views_keep_what_they_resolved(sw: Conn, statement: str) -> None:
         sw.execute("RESET search_path")
         sw.execute(f"DROP SCHEMA {a} CASCADE")
         sw.execute(f"DROP SCHEMA {b} CASCADE")
+
+
+PREPARED = [
+    "CREATE SCHEMA {a}",
+    "CREATE SCHEMA {b}",
+    "CREATE TABLE {a}.{t} (x int)",
+    "INSERT INTO {a}.{t} VALUES (1)",
+    "CREATE TABLE {b}.{t} (x int)",
+    "INSERT INTO {b}.{t} VALUES (2)",
+    "SET search_path = {a}",
+    "PREPARE p_{t} AS SELECT x FROM {t}",
+    "EXECUTE p_{t}",
+    "SET search_path = {b}",
+    "EXECUTE p_{t}",  # re-planned under the new search_path, as PostgreSQL re-parses it
+    "DEALLOCATE p_{t}",
+]
+
+
+def test_prepared_statements_follow_search_path(sw: Conn, pg: Conn) -> None:
+    names = _names()
+    _agree(sw, pg, PREPARED, names)
+
+
+def test_protocol_prepared_statements_follow_search_path(sw: Conn, pg: Conn) -> None:
+    names = _names()
+    a, b, t = names["a"], names["b"], names["t"]
+    try:
+        for conn in (sw, pg):
+            for sql in PREPARED[:6]:
+                conn.execute(sql.format(**names))
+            seen = []
+            for schema in (a, b, a):
+                conn.execute(f"SET search_path = {schema}")
+                seen.append(conn.execute(f"SELECT x FROM {t}", prepare=True).fetchall())
+            assert seen == [[(1,)], [(2,)], [(1,)]]
+    finally:
+        for conn in (sw, pg):
+            conn.execute("RESET search_path")
+            conn.execute(f"DROP SCHEMA IF EXISTS {a} CASCADE")
+            conn.execute(f"DROP SCHEMA IF EXISTS {b} CASCADE")
