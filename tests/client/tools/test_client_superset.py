@@ -164,7 +164,7 @@ def test_sum_of_integers_is_bigint(seen: Seen) -> None:
     assert ours["dataset"]["rows.timeseries"] == theirs["dataset"]["rows.timeseries"]
 
 
-@pytest.mark.xfail(strict=True, reason="SET search_path is not honored yet: unqualified names resolve in public")
 def test_sqllab_schema_prequery(seen: Seen) -> None:
+    """SQL Lab with a schema selected sets search_path to it, then runs bare names."""
     _, ours, theirs = seen
     assert ours["sqllab"]["get_df_search_path"] == theirs["sqllab"]["get_df_search_path"]
