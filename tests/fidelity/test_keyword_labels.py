@@ -95,3 +95,21 @@ def test_a_bi_tools_catalog_query_with_keyword_labels(sw: Conn, pg: Conn) -> Non
     finally:
         for conn in (sw, pg):
             conn.execute(f"DROP TABLE {table}")
+
+
+def test_keyword_labels_in_returning(sw: Conn, pg: Conn) -> None:
+    table = f"kw_{uuid.uuid4().hex[:8]}"
+    for conn in (sw, pg):
+        conn.execute(f"CREATE TABLE {table} (a int)")
+    try:
+        for sql in (
+            f"INSERT INTO {table} VALUES (1) RETURNING a AS select, a not, a + 1 AS from",
+            f"UPDATE {table} SET a = 2 RETURNING a AS order, a and",
+            f"DELETE FROM {table} RETURNING a year",  # 42601: requires AS
+        ):
+            ours = _labelled(sw, sql)
+            assert ours == _labelled(pg, sql)
+        assert _labelled(sw, f"SELECT count(*) FROM {table}") == ("rows", (["count"], [(1,)]))
+    finally:
+        for conn in (sw, pg):
+            conn.execute(f"DROP TABLE {table}")

@@ -9,8 +9,8 @@ Contract: `relabel(tokens)` returns the tokens with each keyword that stands as 
 quoted identifier of its lower-case spelling (the name PostgreSQL gives the column), and raises 42601 `syntax error
 at or near "…"` at a bare keyword that requires AS. A keyword stands as a label when it directly follows AS, or an
 expression's last token (a literal, a name, `)`, `]`, `*`), and directly precedes what ends a select item (`,`,
-FROM, INTO, `;`, the end, or the `)` that closes the select). The select list is tracked per parenthesis depth,
-from SELECT to the clause that ends it; `CASE … END` and `INTERVAL '1' DAY` keep their keywords.
+FROM, INTO, `;`, the end, or the `)` that closes the select). The select list (and RETURNING's) is tracked per
+parenthesis depth, from SELECT to the clause that ends it; `CASE … END` and `INTERVAL '1' DAY` keep their keywords.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ class _SelectLists:
         elif kind == TokenType.R_PAREN:
             self.listing.discard(self.depth)
             self.depth = max(self.depth - 1, 0)
-        elif kind == TokenType.SELECT:
+        elif kind in (TokenType.SELECT, TokenType.RETURNING):
             self.listing.add(self.depth)
         elif kind == TokenType.CASE:
             self.cases += 1
