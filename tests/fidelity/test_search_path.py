@@ -154,6 +154,8 @@ def test_set_config_and_invalid_lists(sw: Conn, pg: Conn) -> None:
         'SET search_path = S1, "My S", \'x, y\', "$user"',
         "SHOW search_path",
         "SET search_path = $user",  # 42601
+        "SET SCHEMA 'Mixed Case'",  # PostgreSQL's SET SCHEMA: search_path of that one schema
+        "SHOW search_path",
         "SELECT 1",
     ]
     try:

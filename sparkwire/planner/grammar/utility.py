@@ -4,7 +4,8 @@ Contract: `parse_utility(sql)` returns a frozen dataclass describing one transac
 ALTER SYSTEM SET/RESET, DISCARD, PREPARE/EXECUTE/DEALLOCATE, DECLARE/FETCH/MOVE/CLOSE or COPY statement, or None
 when the statement is not one of those (it then goes to sqlglot). A statement that starts like one of them but
 does not follow its grammar raises 42601 like PostgreSQL. Embedded queries (PREPARE … AS q, DECLARE … FOR q,
-COPY (q) TO) are returned as the original text slice, so their planning is the caller's job.
+COPY (q) TO) are returned as the original text slice, so their planning is the caller's job. SET search_path
+(and PostgreSQL's `SET SCHEMA 'name'`) stores its schema names quoted as PostgreSQL does (search_path.py).
 """
 
 from __future__ import annotations
@@ -229,6 +230,10 @@ def _set(p: Parser) -> Utility:
         value = p.value()
         p.end()
         return SetVariable("TimeZone", value, local)
+    if p.at("schema") and (schema := p.peek(1)) is not None and schema.kind == "string":  # SET SCHEMA 'name'
+        p.i += 2
+        p.end()
+        return SetVariable("search_path", format_list([schema.text]), local)
     if p.accept("names"):
         value = p.value() if p.peek() is not None else "UTF8"
         p.end()
