@@ -27,6 +27,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from sparkwire.engine import pg_functions
 from sparkwire.engine.base import Column
 from sparkwire.engine.duckdb_errors import map_duckdb_error
 
@@ -61,6 +62,7 @@ class DuckDBEngine:
                 self._db.execute("SET allowed_directories = ?", [[str(own_files.resolve()) + "/"]])
             self._db.execute("SET enable_external_access = false")  # after allowed_directories: then it is fixed
             self._db.execute("CREATE SCHEMA IF NOT EXISTS public")
+            pg_functions.install_duckdb(self._db)
         except duckdb.Error as exc:
             raise map_duckdb_error(exc) from None
         self._lock = threading.Lock()

@@ -101,6 +101,11 @@ def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = 
         "spark.sql.adaptive.enabled": "true",
         "spark.sql.adaptive.coalescePartitions.enabled": "true",
         "spark.sql.ansi.enabled": "true",
+        "spark.sql.timeType.enabled": "true",  # PostgreSQL's time: TIME columns from Parquet, time arithmetic
+        # numeric arithmetic keeps PostgreSQL's scales (sum of scales for *, the larger for + and -): Spark's default
+        # drops fractional digits past 38 digits of precision, which PostgreSQL never does; past 38 digits the
+        # result is 22003 (numeric field overflow) instead
+        "spark.sql.decimalOperations.allowPrecisionLoss": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.variable.substitute": "false",  # '${x}' in a string literal is data, not a variable
         "spark.sql.runSQLOnFiles": "false",  # parquet.`/path` in SQL is not a file read (planner refuses it too)

@@ -146,6 +146,7 @@ _OUT_OF_MEMORY = {
     "Unable to acquire": "Spark could not get the memory the statement needs",
 }
 _SCANNED_CHARS = 200_000
+_PG_ERROR_IN_UDF = re.compile(r"sparkwire\.errors\.(\w+): ([^\n]*)")
 
 
 def exception_text(exc: BaseException) -> str:
@@ -180,6 +181,11 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
     marker = next((m for m in _OUT_OF_MEMORY if m in text), None)
     if marker is not None:
         return errors.out_of_memory(f"Spark: {_OUT_OF_MEMORY[marker]}")
+    raised = _PG_ERROR_IN_UDF.search(text)
+    if raised is not None:  # a PgError raised by one of our Python UDFs (engine/pg_functions.py)
+        cls = getattr(errors, raised.group(1), None)
+        if isinstance(cls, type) and issubclass(cls, errors.PgError):
+            return cls(raised.group(2).strip())
     if not isinstance(exc, PySparkException):
         log.warning("Spark failed with an error that has no SQLSTATE: %s", text)
         first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__

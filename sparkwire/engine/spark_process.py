@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import subprocess
+import sys
 from typing import Any
 
 from pyspark.sql import SparkSession
+
+from sparkwire.engine import pg_functions
 
 log = logging.getLogger(__name__)
 _KILL_WAIT_SECONDS = 10.0
@@ -28,6 +32,9 @@ _OUT_OF_MEMORY_EXITS = (3, 52)  # -XX:+ExitOnOutOfMemoryError; Spark's own exit 
 
 
 def launch(master: str, remote: str | None, conf: dict[str, str]) -> SparkSession:
+    # Python UDFs (engine/pg_functions.py) run in Python workers; PySpark starts them as $PYSPARK_PYTHON (default
+    # `python3` from PATH): this interpreter, which can import sparkwire, unless the environment says otherwise
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = SparkSession.builder
     builder = builder.remote(remote) if remote is not None else builder.master(master)
     for key, value in conf.items():
@@ -35,6 +42,7 @@ def launch(master: str, remote: str | None, conf: dict[str, str]) -> SparkSessio
     spark = builder.getOrCreate()
     if remote is None:
         spark.sparkContext.setLogLevel("ERROR")
+    pg_functions.install_spark(spark)
     spark.sql("SELECT 1").toArrow()  # warm up the planner and the Arrow path
     return spark
 

@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from sparkwire.errors import InvalidDatetimeFormat
 
 
@@ -113,3 +116,21 @@ def _build(months: Decimal, days: Decimal, micros: Decimal, *, negate: bool) -> 
     if negate:
         return Interval(-result.months, -result.days, -result.micros)
     return result
+
+
+_DAY_MICROS = 86_400_000_000
+
+
+def duration_to_interval(durations: pa.Array) -> pa.Array:
+    """Spark's day-time intervals (Arrow durations) as PostgreSQL intervals: whole days and the time within the
+    day, both with the duration's sign (what timestamp - timestamp gives, interval_justify_hours)."""
+    micros = pc.cast(durations.cast(pa.duration("us")), pa.int64())
+    magnitude = pc.abs(micros)
+    sign = pc.if_else(pc.less(micros, 0), -1, 1)
+    days = pc.multiply(pc.divide(magnitude, _DAY_MICROS), sign)
+    rest = pc.multiply(pc.subtract(magnitude, pc.multiply(pc.divide(magnitude, _DAY_MICROS), _DAY_MICROS)), sign)
+    values = [
+        None if d is None else pa.scalar((0, d, r * 1000), pa.month_day_nano_interval()).as_py()
+        for d, r in zip(days.to_pylist(), rest.to_pylist(), strict=True)
+    ]
+    return pa.array(values, pa.month_day_nano_interval())

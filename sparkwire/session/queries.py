@@ -81,7 +81,7 @@ class Queries:
         sql = (
             plan.duck_sql
             if tree is None or tree is plan.tree
-            else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types])
+            else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types], results_as_text=True)
         )
         key = None
         if not s.tx.in_block and not s.tx.holds_snapshot:  # a snapshot's answers are not shared
@@ -117,7 +117,9 @@ class Queries:
             if cached is not None:
                 return self.fields(plan, cached[0])
             assert plan.tree is not None
-            sql = to_duckdb(plan.tree, s.ctx, [t[1] for t in plan.param_types], null_parameters=True)
+            known = s.user.column_types(plan.tree) if s.user.reads_user_data(plan) else None
+            params = [t[1] for t in plan.param_types]
+            sql = to_duckdb(plan.tree, s.ctx, params, null_parameters=True, columns=known, results_as_text=True)
             return self.fields(plan, s.engine.describe(sql))
         assert plan.kind == "dml" and plan.returning and plan.tree is not None
         returning = plan.tree.args["returning"]

@@ -8,6 +8,7 @@ for extended-protocol calls. `oracle_run` runs the same SQL on the PostgreSQL or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from sparkwire.errors import PgError
 from sparkwire.session.service import PlannerService
 from sparkwire.session.session import DuckSession
 from tests.support.spark import shared_spark
+
+NUMERIC_OID = 1700
 
 
 @dataclass
@@ -32,8 +35,15 @@ def materialize(result: Result, copy_data: bytes = b"") -> Outcome:
     match result:
         case Rows() | CopyOut():
             rows: list[tuple[Any, ...]] = []
+            numeric = [f.type_oid == NUMERIC_OID for f in result.fields]
             for batch in result.stream:
-                rows.extend(zip(*(column.to_pylist() for column in batch.columns), strict=True))
+                columns = [column.to_pylist() for column in batch.columns]
+                # a numeric held as its exact text (PostgreSQL's scale per value) reads as a client reads it
+                columns = [
+                    [Decimal(v) if is_numeric and isinstance(v, str) else v for v in values]
+                    for values, is_numeric in zip(columns, numeric + [False] * len(columns), strict=False)
+                ]
+                rows.extend(zip(*columns, strict=True))
             default_tag = f"{result.tag_prefix} {len(rows)}" if isinstance(result, Rows) else f"COPY {len(rows)}"
             tag = (result.tag if isinstance(result, Rows) else None) or default_tag
             return Outcome(tag, [f.name for f in result.fields], [f.type_oid for f in result.fields], rows)

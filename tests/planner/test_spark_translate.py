@@ -18,10 +18,12 @@ import psycopg
 import pyarrow as pa
 import pytest
 import sqlglot
+from sqlglot import exp
 
 from sparkwire import errors
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.pgtypes.mapping import pg_type_for_arrow
+from sparkwire.planner.bind.output_types import NUMERIC_QUOTIENT, declared_types
 from sparkwire.planner.translate.spark import forbidden_in_spark, postgres_column_names, translate
 from tests.support.postgres import PostgresOracle
 from tests.support.spark import shared_spark
@@ -286,10 +288,23 @@ def run_pg(conn: psycopg.Connection[tuple[Any, ...]], sql: str) -> Result:
 
 
 def run_spark(engine: SparkEngine, sql: str, tag: str) -> Result:
-    result = engine.execute_arrow(translate(sql, SCHEMA), job_tag=tag)
+    result = engine.execute_arrow(translate(sql, SCHEMA, results_as_text=True), job_tag=tag)
     table = pa.Table.from_batches(list(result), schema=result.schema)
     oids = [pg_type_for_arrow(f.type)[0] for f in table.schema]
-    return Result(table.column_names, oids, [tuple(row) for row in _rows(table)])
+    rows = [tuple(row) for row in _rows(table)]
+    # a numeric quotient or avg() leaves Spark as PostgreSQL's exact text, which the planner types numeric
+    # (bind/fields.py, as the client sees it): read it as such here too
+    parsed = sqlglot.parse_one(sql, read="postgres")
+    assert isinstance(parsed, exp.Expression)
+    declared = declared_types(parsed) or ()
+    quotients = [
+        i for i, f in enumerate(table.schema)
+        if i < len(declared) and declared[i] == NUMERIC_QUOTIENT and pa.types.is_string(f.type)
+    ]  # fmt: skip
+    for i in quotients:
+        oids[i] = 1700
+        rows = [(*row[:i], None if row[i] is None else Decimal(row[i]), *row[i + 1 :]) for row in rows]
+    return Result(table.column_names, oids, rows)
 
 
 def _rows(table: pa.Table) -> list[list[Any]]:

@@ -20,6 +20,7 @@ from sparkwire.api import Field
 from sparkwire.engine.base import Column
 from sparkwire.pgtypes.mapping import pg_type_for_duckdb
 from sparkwire.pgtypes.registry import type_by_oid
+from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT
 
 TEXT_OID = 25
 NUMERIC_OID = 1700
@@ -30,6 +31,7 @@ INT8_OID = 20
 # PostgreSQL's `numeric` without precision: no DuckDB type matches, so such parameters stay uncast and DuckDB
 # types each value by its own digits (a Python Decimal binds as DECIMAL(p, s) with its exact p and s).
 UNCONSTRAINED_DECIMAL = "DECIMAL"
+DUCKDB_UNCONSTRAINED_NUMERIC = "DECIMAL(18,3)"  # what DuckDB makes of `numeric` without precision
 
 _DUCKDB_FOR_OID: dict[int, str] = {
     16: "BOOLEAN",
@@ -75,6 +77,8 @@ def duckdb_type_for_oid(oid: int) -> str:
 def pg_type(engine_type: str) -> tuple[int, int, int]:
     """(oid, typmod, typlen) for an engine type spelling."""
     oid, typmod = pg_type_for_duckdb(engine_type)
+    if oid == NUMERIC_OID and engine_type.replace(" ", "").upper() == DUCKDB_UNCONSTRAINED_NUMERIC:
+        typmod = -1  # DuckDB's `numeric` (a shadow's unconstrained numeric column, `x::numeric`)
     try:
         size = type_by_oid(oid).typlen
     except e.PgError:
@@ -98,6 +102,9 @@ def _declared(engine: tuple[int, int, int], declared: tuple[int, int] | None) ->
     """A projection written `expr::T` has PostgreSQL type T when the engine's values fit T."""
     if declared is None:
         return engine
+    if declared in (COMPUTED, NUMERIC_QUOTIENT):
+        quotient_text = declared == NUMERIC_QUOTIENT and engine[0] == TEXT_OID
+        return (NUMERIC_OID, -1, -1) if engine[0] == NUMERIC_OID or quotient_text else engine
     oid, typmod = declared
     numeric_text = oid == NUMERIC_OID and typmod < 0 and engine[0] == TEXT_OID  # exact numeric literals
     numeric_array_text = oid == NUMERIC_ARRAY_OID and typmod < 0 and engine[0] == TEXT_ARRAY_OID  # exact elements

@@ -33,6 +33,12 @@ from sparkwire.planner.grammar.dialect import PG
 
 Declared = tuple[int, int] | None
 
+# Not types of their own: a computed projection is typed as the engine types it, except that a numeric result has
+# no typmod (PostgreSQL keeps a numeric's typmod only for a column or a cast); a numeric `/` or avg() whose engine
+# value is text (the exact quotient with PostgreSQL's scale, translate/*) is numeric. fields.py reads these.
+COMPUTED = (1700, -2)
+NUMERIC_QUOTIENT = (1700, -3)
+
 NAME, CHAR, REGPROC, VARCHAR, REGCLASS, REGTYPE, NAME_ARRAY = 19, 18, 24, 1043, 2205, 2206, 1003
 _COLUMN_TYPES: dict[str, int] = {
     "name": NAME,
@@ -160,7 +166,12 @@ def _projection(node: exp.Expression, relations: dict[str, BuiltinRelation], onl
         if node.name.lower() in _NAME_KEYWORDS and not node.table and not node.this.quoted:
             return NAME, -1
         return _column(node, relations, only_builtin)
-    return _function(node)
+    if isinstance(node, exp.Div | exp.Avg):
+        return NUMERIC_QUOTIENT
+    declared = _function(node)
+    if declared is None and not isinstance(node, exp.Column | exp.Literal | exp.Paren | exp.Subquery):
+        return COMPUTED
+    return declared
 
 
 def _star(node: exp.Expression, relations: dict[str, BuiltinRelation], only_builtin: bool) -> list[Declared] | None:

@@ -70,7 +70,9 @@ from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 BuiltinReader = Callable[[exp.Expression], pa.Table]
-_TranslationKey = tuple[str, tuple[tuple[str, tuple[tuple[str, str], ...]], ...]]  # bound text, sources
+_TranslationKey = tuple[
+    str, tuple[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], ...], bool
+]  # bound text, sources (name, column types, text-held numeric scales), results as text
 _UNTYPED_PARAMETERS = frozenset({"", "UNKNOWN", "NULL", '"NULL"'})
 _internal_tags = itertools.count(1)
 _statement = threading.local()  # the execution id internal computations on this thread are done for
@@ -238,22 +240,33 @@ class SparkExecutor:
         names: Names,
         read: ReadContext,
         param_types: Sequence[str] = (),
+        results_as_text: bool = False,
     ) -> SparkQuery:
+        """`results_as_text`: the rows go to a client (numeric quotients as text, translate/spark_numeric.py)."""
         binder = _Binder(self, state, read)
         bound = _typed_parameters(binder.bind(tree.copy(), names), param_types)
         reason = forbidden_in_spark(bound)
         if reason is not None:
             raise errors.InsufficientPrivilege(reason)
-        return SparkQuery(self._translate(bound, binder.sources), tuple(binder.sources.values()))
+        return SparkQuery(self._translate(bound, binder.sources, results_as_text), tuple(binder.sources.values()))
 
-    def _translate(self, bound: exp.Expression, sources: dict[str, Source]) -> str:
+    def _translate(self, bound: exp.Expression, sources: dict[str, Source], results_as_text: bool) -> str:
         """`to_spark_sql`, memoized: the same bound text over the same sources translates the same way."""
-        key = (bound.sql(dialect="postgres"), tuple((n, tuple(s.columns.items())) for n, s in sources.items()))
+        key = (
+            bound.sql(dialect="postgres"),
+            tuple((n, tuple(s.columns.items()), tuple(s.numeric_scales.items())) for n, s in sources.items()),
+            results_as_text,
+        )
         with self._translations_lock:
             known = self._translations.get(key)
             if known is not None:
                 return known
-        sql = to_spark_sql(bound, {name: dict(source.columns) for name, source in sources.items()})
+        sql = to_spark_sql(
+            bound,
+            {name: dict(source.columns) for name, source in sources.items()},
+            {name: source.numeric_scales for name, source in sources.items() if source.numeric_scales},
+            results_as_text,
+        )
         with self._translations_lock:
             self._translations[key] = sql
         return sql

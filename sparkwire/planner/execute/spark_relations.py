@@ -47,8 +47,10 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.registry import format_type
 from sparkwire.storage.files import read_data_files
 from sparkwire.storage.model import DataFile
+from sparkwire.storage.numeric_text import max_scale, text_scale
 from sparkwire.storage.spark_reader import spark_dataframe_of_files
 
+NUMERIC_OID = 1700
 DEFAULT_CAPACITY = 256
 SMALL_TABLE_ROWS = 10_000  # a table with at most this many live rows is registered as rows, not Parquet files
 
@@ -58,6 +60,8 @@ class Source:
     name: str
     columns: Mapping[str, str]
     build: Callable[[SparkSession], DataFrame] = field(repr=False)
+    # unconstrained numeric columns held as text -> the largest scale present (storage/numeric_text.py)
+    numeric_scales: Mapping[str, int] = field(default_factory=dict)
 
 
 def item_columns(item: Item) -> dict[str, str]:
@@ -73,6 +77,16 @@ def catalog_arrow_schema(item: Item) -> pa.Schema:
 def arrow_columns(schema: pa.Schema) -> dict[str, str]:
     """PostgreSQL type names for an Arrow schema's columns."""
     return {f.name: format_type(*pg_type_for_arrow(f.type)) for f in schema}
+
+
+def _text_numeric_columns(item: Item, schema: pa.Schema) -> list[str]:
+    """The columns of `item` of type numeric that `schema` holds as text (unconstrained numeric)."""
+    names = set(schema.names)
+    return [
+        c.name
+        for c in item.columns
+        if c.type_oid == NUMERIC_OID and c.name in names and pa.types.is_string(schema.field(c.name).type)
+    ]
 
 
 def _files_digest(schema: pa.Schema, files: Sequence[DataFile], exact: bool) -> str:
@@ -115,17 +129,20 @@ def _rows_of_files(schema: pa.Schema, files: Sequence[DataFile]) -> pa.Table:
 
 def table_source(item: Item, schema: pa.Schema, files: Sequence[DataFile], *, exact: bool = False) -> Source:
     listed = tuple(files)
+    scales = {name: max_scale(listed, name) for name in _text_numeric_columns(item, schema)}
     if listed and sum(f.live_rows for f in listed) <= SMALL_TABLE_ROWS and all(_local_type(f.type) for f in schema):
         # a small table goes to Spark as its rows: a broadcast of them needs no scan job (3x faster many-way joins)
         return Source(
             f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
             item_columns(item),
             lambda spark: spark.createDataFrame(_rows_of_files(schema, listed)),
+            scales,
         )
     return Source(
         f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
         item_columns(item),
         lambda spark: spark_dataframe_of_files(spark, schema, listed),
+        scales,
     )
 
 
@@ -184,11 +201,13 @@ class SparkRelations:
                     self._retired.add(known[1])
                 name = f"sw_{key}_r{next(self._numbers)}"
                 self._arrow[key] = (table, name)
-        return Source(
-            name,
-            dict(columns) if columns is not None else arrow_columns(table.schema),
-            lambda spark: spark.createDataFrame(spark_compatible(table)),
-        )
+        types = dict(columns) if columns is not None else arrow_columns(table.schema)
+        scales = {
+            f.name: text_scale(table.column(f.name))
+            for f in table.schema
+            if pa.types.is_string(f.type) and types.get(f.name) == "numeric"
+        }
+        return Source(name, types, lambda spark: spark.createDataFrame(spark_compatible(table)), scales)
 
     @contextmanager
     def pinned(self, sources: Sequence[Source]) -> Iterator[None]:

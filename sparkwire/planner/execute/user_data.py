@@ -41,6 +41,7 @@ from sparkwire.engine.spark import SparkArrowStream
 from sparkwire.introspection.workload.progress import watch as watch_progress
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, plan_alter_notice
+from sparkwire.pgtypes.interval import duration_to_interval
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
@@ -48,6 +49,7 @@ from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, Route, SparkRoute, explain_text
 from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
 from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
+from sparkwire.planner.execute.spark_relations import item_columns
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import cluster as cg
 from sparkwire.planner.grammar import ddl as g
@@ -66,6 +68,7 @@ from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 _job_numbers = itertools.count(1)
+NUMERIC_OID = 1700
 SHOW_STATEMENTS = (ShowObjects, ShowColumns, ShowCreate)
 CLUSTER_STATEMENTS = (
     cg.CreateCluster, cg.CreateClusterReplica, cg.AlterCluster, cg.DropCluster, cg.DropClusterReplica
@@ -83,6 +86,8 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
     if column.type.equals(target):
         return column
     try:
+        if pa.types.is_interval(target) and pa.types.is_duration(column.type):  # Spark's day-time intervals
+            return duration_to_interval(column)
         if pa.types.is_decimal(target) and pa.types.is_integer(column.type):
             # pyarrow refuses int64 → decimal(18, 3) by type alone; go through a wide decimal and check values
             column = column.cast(pa.decimal128(38, target.scale))
@@ -92,12 +97,34 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
         raise e.NumericValueOutOfRange(f"value out of range for the result column: {first}") from None
 
 
+# A result field of type numeric without typmod: its values keep their own scale (see `_target`).
+_AS_IS = {b"sparkwire": b"numeric as is"}
+
+
+def _target(field: Field, described: pa.DataType) -> pa.Field:
+    """The Arrow field a result column is conformed to. An unconstrained numeric keeps the values' own Arrow type
+    (the exact text of a text-held column, a decimal with Spark's scale): PostgreSQL's numeric has a display scale
+    per value, which a cast to the described DECIMAL(p, s) would change or overflow."""
+    if field.type_oid == NUMERIC_OID and field.type_modifier < 0:
+        return pa.field(field.name, described, metadata=_AS_IS)
+    return pa.field(field.name, described)
+
+
+def _numeric_as_is(column: pa.Array) -> bool:
+    kind = column.type
+    return bool(pa.types.is_decimal(kind) or pa.types.is_string(kind) or pa.types.is_integer(kind))
+
+
 def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """`batch` with `schema`'s names and types (Spark's Arrow → what DuckDB described to the client)."""
     if batch.schema.equals(schema):
         return batch
-    columns = [_cast(column, target.type) for column, target in zip(batch.columns, schema, strict=True)]
-    return pa.RecordBatch.from_arrays(columns, schema=schema)
+    columns = [
+        column if target.metadata == _AS_IS and _numeric_as_is(column) else _cast(column, target.type)
+        for column, target in zip(batch.columns, schema, strict=True)
+    ]
+    fields = [target.with_type(column.type) for column, target in zip(columns, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
 
 
 class UserData:
@@ -164,6 +191,16 @@ class UserData:
         self._routes[id(plan)] = (plan, reads, target)
         return reads, target
 
+    def column_types(self, tree: exp.Expression) -> dict[str, dict[str, str]]:
+        """The PostgreSQL column types of the user relations `tree` reads, by name and by alias (what DuckDB's
+        translation needs to type numeric quotients as Spark's does)."""
+        found: dict[str, dict[str, str]] = {}
+        for node, item in user_relations(tree, self._data.state, self._names()):
+            columns = item_columns(item)
+            found[node.name] = columns
+            found[node.alias_or_name] = columns
+        return found
+
     def reads_user_data(self, plan: Plan) -> bool:
         return self._route(plan)[0]
 
@@ -177,9 +214,11 @@ class UserData:
         if cached is not None and cached[0] is plan:
             return cached[1]
         assert plan.tree is not None
-        sql = to_duckdb(plan.tree, self._ctx(), [t[1] for t in plan.param_types], null_parameters=True)
+        params = [t[1] for t in plan.param_types]
+        known = self.column_types(plan.tree)
+        sql = to_duckdb(plan.tree, self._ctx(), params, null_parameters=True, columns=known, results_as_text=True)
         described = self._engine.arrow_schema(sql)
-        schema = pa.schema([pa.field(f.name, t.type) for f, t in zip(fields, described, strict=True)])
+        schema = pa.schema([_target(f, t.type) for f, t in zip(fields, described, strict=True)])
         self._arrow_schemas[id(plan)] = (plan, schema)
         return schema
 
@@ -263,7 +302,8 @@ class UserData:
         stop_progress = self._progress_notices(tag)  # also of the stale materialized views prepare recomputes
         try:
             with on_behalf_of(self.execution_id):
-                query = executor.prepare(with_session_facts(tree, self._ctx()), state, names, read, param_types)
+                facts = with_session_facts(tree, self._ctx())
+                query = executor.prepare(facts, state, names, read, param_types, results_as_text=True)
             with self._lock:
                 self._job_tag = tag
             self.last_job_tag = tag  # EXPLAIN ANALYZE reads this statement's jobs by it
@@ -450,7 +490,8 @@ class UserData:
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
         facts = with_session_facts(plan.tree, self._ctx())
-        query = executor.prepare(facts, state, names, self._read(None), [t[1] for t in plan.param_types])
+        types = [t[1] for t in plan.param_types]
+        query = executor.prepare(facts, state, names, self._read(None), types, results_as_text=True)
         materialized = tuple(
             item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"
         )

@@ -38,6 +38,7 @@ _DECIMAL = re.compile(r"(\d*)\.(\d*)")
 _INT4 = 1 << 31
 _INT8 = 1 << 63
 _MAX_DIGITS = 38  # decimal128
+NUMERIC_OID = 1700
 
 
 def is_default(node: exp.Expr) -> bool:
@@ -94,10 +95,24 @@ def typed_constant(node: exp.Expr) -> tuple[pa.DataType, object] | None:
     return pa.decimal128(_MAX_DIGITS, len(match[2])), -value if negative else value
 
 
+def exact_numeric_text(node: exp.Expr, column: Column) -> str | None:
+    """A numeric constant Arrow cannot hold exactly (past 38 digits, or with an exponent) bound for an unconstrained
+    numeric column: its text, which that column's input function keeps exactly (the engine would make it a double)."""
+    if column.type_oid != NUMERIC_OID or column.typmod >= 0 or typed_constant(node) is not None:
+        return None
+    negative = isinstance(node, exp.Neg)
+    literal = node.this if negative else node
+    if not isinstance(literal, exp.Literal) or not literal.is_number:
+        return None
+    return ("-" if negative else "") + str(literal.this)
+
+
 def scalar(node: exp.Expr, column: Column, evaluate: Evaluate, options: EncodeOptions) -> pa.Array:
     """One value for `column` (length 1): a literal through the input function, NULL, or evaluated and assigned."""
     if is_untyped_literal(node):
         return input_column([node.name], column, options)
+    if (text := exact_numeric_text(node, column)) is not None:
+        return input_column([text], column, options)
     if isinstance(node, exp.Null):
         return pa.nulls(1, column_type(column))
     constant = typed_constant(node)
@@ -130,6 +145,8 @@ def values_arrays(
             node = default_expression(column) if is_default(row[j]) else row[j]
             if is_untyped_literal(node):
                 literals.append((i, node.name))
+            elif (text := exact_numeric_text(node, column)) is not None:
+                literals.append((i, text))
             elif isinstance(node, exp.Null):
                 nulls.append(i)
             elif (constant := typed_constant(node)) is not None:

@@ -262,7 +262,7 @@ def _table_columns(stmt: g.CreateTable) -> tuple[tuple[Column, ...], tuple[str, 
     return tuple(columns), key
 
 
-UNSTORABLE_TYPES = frozenset({1083, 1186})  # time, interval: Spark reads neither from Parquet
+UNSTORABLE_TYPES = frozenset({1186})  # interval: Parquet has no months-days-microseconds type
 
 
 def _table_sql(name: Name, columns: tuple[Column, ...], key: tuple[str, ...]) -> str:

@@ -28,8 +28,10 @@ from sparkwire.introspection import rewrite as introspection
 from sparkwire.pgtypes import decode_param
 from sparkwire.planner.bind.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.planner.grammar.dialect import PG
+from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes
+from sparkwire.planner.translate.numeric_types import Columns
 from sparkwire.version import MZ_VERSION, mz_version_num, version_string
 
 
@@ -359,6 +361,11 @@ def _typed_parameters(tree: exp.Expression, duck_types: Sequence[str], nulls: bo
     return tree.transform(cast)
 
 
+def to_duckdb_result(tree: exp.Expression, ctx: SessionContext, duck_param_types: Sequence[str] = ()) -> str:
+    """`to_duckdb` of a query whose rows go to a client (`results_as_text`)."""
+    return to_duckdb(tree, ctx, duck_param_types, results_as_text=True)
+
+
 def parameter_index(node: exp.Expression) -> int | None:
     """The n of a `$n` node (sqlglot spells it Parameter or Placeholder), else None."""
     if isinstance(node, exp.Parameter | exp.Placeholder):
@@ -379,9 +386,14 @@ def to_duckdb(
     duck_param_types: Sequence[str] = (),
     *,
     null_parameters: bool = False,
+    columns: Columns | None = None,
+    results_as_text: bool = False,
 ) -> str:
-    """`null_parameters` replaces each `$n` by a NULL of its type: SQL to describe a statement with."""
+    """`null_parameters` replaces each `$n` by a NULL of its type: SQL to describe a statement with. `columns`: the
+    user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
+    among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
     out = tree.copy()
+    pg_numerics(out, columns or {}, results_as_text)
     for transform in TRANSFORMS:
         out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy
     if duck_param_types:

@@ -28,7 +28,7 @@ from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire import errors as e
-from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
+from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb_result
 
 Translate = Callable[[exp.Expression, SessionContext, Sequence[str]], str]
 
@@ -85,7 +85,7 @@ def _filled(template: str, sentinels: Sequence[str], literals: Sequence[str]) ->
 
 
 class LiteralTemplates:
-    def __init__(self, translate: Translate = to_duckdb, max_shapes: int = 1024) -> None:
+    def __init__(self, translate: Translate = to_duckdb_result, max_shapes: int = 1024) -> None:
         self._translate = translate
         self._templates: LRUCache[Hashable, str] = LRUCache(max_shapes)
         self._lock = threading.Lock()

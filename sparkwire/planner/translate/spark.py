@@ -35,6 +35,7 @@ from sqlglot.optimizer.qualify import qualify
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
+from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
 from sparkwire.planner.translate.spark_rules import EARLY_RULES, RULES
 
 Schema = Mapping[str, Mapping[str, str]]
@@ -52,6 +53,8 @@ def _datatype_sql(generator: SparkGenerator, node: exp.DataType) -> str:
         return "TIMESTAMP"
     if node.this == exp.DType.DECIMAL and not node.expressions:
         return "DECIMAL(38, 10)"
+    if node.this == exp.DType.TIME:  # Spark's TIME (spark.sql.timeType.enabled), microseconds unless given
+        return f"TIME({node.expressions[0].sql() if node.expressions else 6})"
     return str(SparkGenerator.datatype_sql(generator, node))
 
 
@@ -123,21 +126,30 @@ def _check_supported(tree: exp.Expr) -> None:
             raise errors.FeatureNotSupported(f"function {name}() is not supported on Spark yet")
 
 
-def to_spark_sql(expression: exp.Expr, schema: Schema | None = None) -> str:
-    """Spark SQL for a PostgreSQL-parsed statement (see the module docstring)."""
+def to_spark_sql(
+    expression: exp.Expr,
+    schema: Schema | None = None,
+    numeric_scales: Scales | None = None,
+    results_as_text: bool = False,
+) -> str:
+    """Spark SQL for a PostgreSQL-parsed statement (see the module docstring). `numeric_scales`: the relations'
+    unconstrained numeric columns held as text, with their largest scale; `results_as_text`: the rows go to a
+    client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py)."""
     names = postgres_column_names(expression)
     _check_supported(expression)
     tree = expression.copy()
     for rule in EARLY_RULES:
         tree = rule(tree)
     tree = _annotated(tree, schema)
+    tree = text_numeric_columns(tree, numeric_scales or {})
+    tree = pg_quotients(tree, schema or {}, results_as_text)
     for rule in RULES:
         tree = rule(tree)
     _alias_outputs(tree, names)
     return str(tree.sql(dialect=SparkPostgres))
 
 
-def translate(sql: str, schema: Schema | None = None) -> str:
+def translate(sql: str, schema: Schema | None = None, *, results_as_text: bool = False) -> str:
     """Parse one PostgreSQL statement and translate it; a parse failure is a SyntaxError (42601)."""
     try:
         statements = [s for s in sqlglot.parse(sql, read="postgres") if s is not None]
@@ -145,4 +157,4 @@ def translate(sql: str, schema: Schema | None = None) -> str:
         raise errors.SyntaxError(f"syntax error: {str(exc).splitlines()[0]}") from None
     if len(statements) != 1:
         raise errors.SyntaxError("expected exactly one statement")
-    return to_spark_sql(statements[0], schema)
+    return to_spark_sql(statements[0], schema, results_as_text=results_as_text)

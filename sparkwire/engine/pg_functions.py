@@ -1,0 +1,78 @@
+"""PostgreSQL's result types and numeric quotients as engine functions, for both engines.
+
+Contract:
+- `NUMERIC_DIV = "sw_numeric_div"`: `sw_numeric_div(a, b)` is PostgreSQL's numeric `a / b` as exact text with its
+  scale (pgtypes/numeric_ops.py), NULL for a NULL argument, 22012 for division by zero. Registered on DuckDB by
+  `install_duckdb` and on Spark by `install_spark` (a Python UDF: run by Spark's Python workers, which must be able
+  to import sparkwire — true for the embedded `local[*]`; a cluster's workers need the package installed).
+- DuckDB macros (`install_duckdb`), chosen by the argument's type where PostgreSQL's result type depends on it:
+  `sw_sum(x)` is bigint for smallint / integer arguments and numeric for bigint (DuckDB: HUGEINT for all);
+  `sw_avg(x)` of integers is numeric (DECIMAL(38, 16)) and `sw_avg_text(x)` the exact text PostgreSQL prints
+  (DuckDB: DOUBLE); other argument types get DuckDB's own sum/avg. `sw_quotient(a, b)` / `sw_quotient_text(a, b)`
+  and `sw_numeric_avg_text(x)` are the numeric forms the translator picks when it knows an argument is numeric
+  (translate/numeric_types.py): DuckDB's typed macros cannot tell DECIMAL from DOUBLE.
+  `sw_octet_length(x)` is the byte length of text or bytea, `sw_length(x)` characters of text, bytes of bytea
+  (both int4).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sparkwire.pgtypes.numeric_ops import numeric_div_text
+
+NUMERIC_DIV = "sw_numeric_div"
+NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
+
+_INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
+
+
+def _overloads(name: str, typed: list[tuple[tuple[str, ...], str]], fallback: str) -> str:
+    parts = [f"(x {t}) AS {body}" for types, body in typed for t in types]
+    parts.append(f"(x) AS {fallback}")
+    return f"CREATE OR REPLACE MACRO main.{name}" + ", ".join(parts)
+
+
+_QUOTIENT = f"{NUMERIC_DIV}(CAST(sum(x) AS VARCHAR), CAST(count(x) AS VARCHAR))"
+
+MACROS: tuple[str, ...] = (
+    _overloads(
+        "sw_sum",
+        [
+            (("TINYINT", "SMALLINT", "INTEGER"), "CAST(sum(x) AS BIGINT)"),
+            (("BIGINT",), "CAST(sum(x) AS DECIMAL(38, 0))"),
+        ],
+        "sum(x)",
+    ),
+    _overloads("sw_avg", [(_INTEGERS, f"CAST({_QUOTIENT} AS {NESTED_NUMERIC})")], "avg(x)"),
+    _overloads("sw_avg_text", [(_INTEGERS, _QUOTIENT)], "avg(x)"),
+    f"CREATE OR REPLACE MACRO main.sw_numeric_avg_text(x) AS {_QUOTIENT}",
+    f"CREATE OR REPLACE MACRO main.sw_numeric_avg(x) AS CAST({_QUOTIENT} AS {NESTED_NUMERIC})",
+    f"CREATE OR REPLACE MACRO main.sw_quotient_text(a, b) AS {NUMERIC_DIV}(CAST(a AS VARCHAR), CAST(b AS VARCHAR))",
+    f"CREATE OR REPLACE MACRO main.sw_quotient(a, b) AS "
+    f"CAST({NUMERIC_DIV}(CAST(a AS VARCHAR), CAST(b AS VARCHAR)) AS {NESTED_NUMERIC})",
+    # one typed overload each: two (VARCHAR, BLOB) are ambiguous to DuckDB for an argument it types late (a view's
+    # `length(max(name))`); text takes the untyped one
+    "CREATE OR REPLACE MACRO main.sw_octet_length(x BLOB) AS CAST(octet_length(x) AS INTEGER), "
+    "(x) AS CAST(strlen(CAST(x AS VARCHAR)) AS INTEGER)",
+    "CREATE OR REPLACE MACRO main.sw_length(x BLOB) AS CAST(octet_length(x) AS INTEGER), "
+    "(x) AS CAST(length(x) AS INTEGER)",
+)
+
+
+def _numeric_div(a: object, b: object) -> str | None:
+    # a PgError crosses DuckDB by its class name (engine/duckdb_errors.py) and Spark by its message (spark_errors)
+    return numeric_div_text(a, b)
+
+
+def install_duckdb(db: Any) -> None:
+    """`db`: a duckdb connection (the database's, so every cursor sees the functions)."""
+    db.create_function(NUMERIC_DIV, _numeric_div, ["VARCHAR", "VARCHAR"], "VARCHAR", side_effects=False)
+    for macro in MACROS:
+        db.execute(macro)
+
+
+def install_spark(spark: Any) -> None:
+    from pyspark.sql.types import StringType
+
+    spark.udf.register(NUMERIC_DIV, _numeric_div, StringType())

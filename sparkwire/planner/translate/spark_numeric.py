@@ -1,0 +1,164 @@
+"""Unconstrained numeric columns held as text, on Spark: exact where they leave, decimals where they are computed.
+
+Contract: `text_numeric_columns(tree, scales)` rewrites a qualified, type-annotated tree. `scales` maps a Spark
+relation name (a table's temporary view) to its text-held numeric columns and, for each, the largest scale among its
+values (storage/numeric_text.py). Every reference to such a column becomes `CAST(col AS DECIMAL(38, s))` except:
+- a bare projection of the statement's own SELECT (or of a branch of its top-level set operation), which stays the
+  exact text, so each value comes back with its own display scale (1.23456789, 12345678901234567890.5, 0.1);
+- a bare GROUP BY item of that SELECT (the projection of the same column stays text, and Spark requires both to
+  be the same expression): such groups are formed by the text, so 1.5 and 1.50 are two groups there.
+An ORDER BY item of that SELECT that names a text projection (by output name or position) sorts by the decimal.
+
+`pg_quotients(tree, schema)`: avg() and numeric `/` as PostgreSQL computes them (see the function).
+
+Why: PostgreSQL's numeric carries a display scale per value and up to 131072 digits; no Spark type does. DECIMAL(38,
+s) with the largest scale present never rounds a value: one whose integer digits do not fit in 38 − s fails the
+cast with 22003 (numeric field overflow) when it is computed with; it can still be selected as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from sparkwire.engine.pg_functions import NESTED_NUMERIC, NUMERIC_DIV
+from sparkwire.planner.translate import numeric_types as nt
+
+Scales = Mapping[str, Mapping[str, int]]
+
+
+def _top_selects(tree: exp.Expr) -> list[exp.Select]:
+    if isinstance(tree, exp.Select):
+        return [tree]
+    if isinstance(tree, exp.SetOperation):
+        return _top_selects(tree.this) + _top_selects(tree.expression)
+    if isinstance(tree, exp.Subquery):
+        return _top_selects(tree.this)
+    return []
+
+
+def _aliases(tree: exp.Expr, scales: Scales) -> dict[str, dict[str, int]]:
+    """Table alias (or name) -> text-held numeric column -> scale; an alias used for several relations merges."""
+    found: dict[str, dict[str, int]] = {}
+    for table in tree.find_all(exp.Table):
+        columns = scales.get(table.name)
+        if not columns:
+            continue
+        merged = found.setdefault(table.alias_or_name, {})
+        for name, scale in columns.items():
+            merged[name] = max(scale, merged.get(name, 0))
+    return found
+
+
+def _decimal(column: exp.Column, scale: int) -> exp.Cast:
+    target = exp.DataType.build(f"DECIMAL(38, {scale})")
+    cast = exp.Cast(this=column.copy(), to=target)
+    cast.type = target.copy()
+    return cast
+
+
+def _raw(column: exp.Column, tops: list[exp.Select]) -> bool:
+    node: exp.Expr = column
+    parent = column.parent
+    if isinstance(parent, exp.Alias) and column.arg_key == "this":
+        node, parent = parent, parent.parent
+    if isinstance(parent, exp.Select) and node.arg_key == "expressions":
+        return any(parent is top for top in tops)
+    if isinstance(parent, exp.Group) and column.arg_key == "expressions":
+        return any(parent.parent is top for top in tops)
+    return False
+
+
+def _order_by_values(select: exp.Select, aliases: dict[str, dict[str, int]]) -> None:
+    """ORDER BY <output name> / <position> of a text projection -> the decimal of its column."""
+    order = select.args.get("order")
+    if not isinstance(order, exp.Order):
+        return
+    outputs: dict[str, exp.Column] = {}
+    by_position: list[exp.Column | None] = []
+    for projection in select.expressions:
+        inner = projection.this if isinstance(projection, exp.Alias) else projection
+        text = isinstance(inner, exp.Column) and inner.name in aliases.get(inner.table, {})
+        by_position.append(inner if text else None)
+        if text:
+            outputs[projection.alias_or_name] = inner
+    for ordered in order.expressions:
+        key = ordered.this
+        target: exp.Column | None = None
+        if isinstance(key, exp.Literal) and not key.is_string and key.this.isdigit():
+            index = int(key.this) - 1
+            target = by_position[index] if 0 <= index < len(by_position) else None
+        elif isinstance(key, exp.Column) and not key.table:
+            target = outputs.get(key.name)
+        if target is not None:
+            ordered.set("this", _decimal(target, aliases[target.table][target.name]))
+
+
+def text_numeric_columns(tree: exp.Expr, scales: Scales) -> exp.Expr:
+    if not scales:
+        return tree
+    aliases = _aliases(tree, scales)
+    if not aliases:
+        return tree
+    tops = _top_selects(tree)
+    for select in tops:
+        _order_by_values(select, aliases)
+    for column in list(tree.find_all(exp.Column)):
+        scale = aliases.get(column.table, {}).get(column.name)
+        if scale is None or _raw(column, tops):
+            continue
+        parent = column.parent
+        if isinstance(parent, exp.Cast) and (
+            parent.to.is_type(*exp.DataType.TEXT_TYPES)
+            or (parent.to.is_type(exp.DataType.Type.DECIMAL) and parent.to.expressions)
+        ):
+            continue  # `n::text` is the text itself; `n::numeric(p, s)` reads (and rounds) the text as PostgreSQL
+        column.replace(_decimal(column, scale))
+    return tree
+
+
+def _nested(call: exp.Expr) -> exp.Expr:
+    target = exp.DataType.build(NESTED_NUMERIC)
+    cast = exp.Cast(this=call, to=target)
+    cast.type = target.copy()
+    return cast
+
+
+def _truncations(tree: exp.Expr, known: nt.Columns) -> None:
+    """trunc(numeric [, d]) toward zero, keeping numeric (Spark prints it as a cast to BIGINT, which overflows)."""
+    for node in list(tree.find_all(exp.Trunc)):
+        if nt.kind(node.this, known) != "numeric":
+            continue
+        value, scale = node.this, node.args.get("decimals")
+        extra = [scale.copy()] if scale is not None else []
+        floor = exp.Anonymous(this="floor", expressions=[value.copy(), *extra])
+        ceil = exp.Anonymous(this="ceil", expressions=[value.copy(), *[x.copy() for x in extra]])
+        negative = exp.LT(this=value.copy(), expression=exp.Literal.number(0))
+        node.replace(exp.If(this=negative, true=ceil, false=floor))
+
+
+def pg_quotients(tree: exp.Expr, schema: nt.Columns, results_as_text: bool = False) -> exp.Expr:
+    """avg() of integers or numerics and `/` of numerics as PostgreSQL computes them (numeric, with its scale):
+    `sw_numeric_div` (engine/pg_functions.py) of the sum by the count, or of the operands: exact text where the
+    value leaves the engine for a client (`results_as_text` and `numeric_types.leaves_as_text`), else
+    DECIMAL(38, 16). Windows, FILTER and DISTINCT averages keep Spark's own (result_types casts the integers to
+    numeric)."""
+    known = nt.alias_columns(tree, schema)
+    nt.integer_to_numeric(tree, known)
+    _truncations(tree, known)
+    nodes = list(tree.find_all(exp.Avg, exp.Div))
+    for node in nodes:
+        call: exp.Expr | None = None
+        if isinstance(node, exp.Avg) and nt.aggregate_call(node) and nt.avg_kind(node, known) in ("integer", "numeric"):
+            call = exp.Anonymous(
+                this=NUMERIC_DIV, expressions=[exp.Sum(this=node.this.copy()), exp.Count(this=node.this.copy())]
+            )
+        elif isinstance(node, exp.Div) and nt.numeric_quotient(node, known):
+            call = exp.Anonymous(this=NUMERIC_DIV, expressions=[node.this.copy(), node.expression.copy()])
+        if call is not None and results_as_text and nt.leaves_as_text(node):
+            nt.order_by_value(node, _nested(call.copy()))
+            node.replace(nt.named_as_postgres(node, call))
+        elif call is not None:
+            node.replace(nt.named_as_postgres(node, _nested(call)))
+    return tree
