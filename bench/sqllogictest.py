@@ -7,7 +7,8 @@ The format is SQLite's (https://www.sqlite.org/sqllogictest/doc/trunk/about.wiki
 - `parse(path)` → the file's records for the engine `postgresql` (skipif/onlyif and `halt` applied);
 - `sample(records, queries, later_statements)` → a deterministic sample: about `queries` queries spread over
   the file (or a prefix of it) and every statement in it (statements carry the state the queries read);
-- `run(records, conn)` → a `FileResult` (passed, failed records with what went wrong, seconds);
+- `run(records, conn)` → a `FileResult` (passed, failed records with what went wrong, seconds); queries that
+  share a label must also give the same values as the label's first query;
 - `reset(conn, records)` drops what the file's records create (views first), so files that reuse table names
   can share one database.
 
