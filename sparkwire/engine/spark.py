@@ -11,10 +11,16 @@ Contract (the planner's view):
     engine.schema(sql, params=()) -> pa.Schema    # analysis only, no Spark job (queries only)
     engine.prepare(sql, params=()) -> PreparedSpark   # analysis once: .schema, then execute_arrow(prepared, ...)
     engine.execute_arrow(sql_or_prepared, params=(), job_tag=..., timeout=None, pool=None) -> SparkArrowStream
+    engine.session_for(small) -> SparkSession     # small=True: the small-input session (spark_config.SMALL_INPUT_CONF)
     engine.cancel(job_tag)                        # from any thread: the statement raises QueryCanceled (57014)
     engine.is_running(job_tag) -> bool
     engine.register_arrow(name, table)            # an Arrow table as a temporary view
     engine.stop()
+
+`schema`, `prepare` and `execute_arrow` take `small=True` for a query whose every input is a few thousand rows
+held in memory: it runs in the small-input session (interpreted, one partition, one job; created on first use on the
+same SparkContext, anew after a restart), whose temporary views are its own (the planner registers them there).
+Embedded and `spark://` only; with Spark Connect `small` changes nothing.
 
 `sql` is Spark SQL (see `sparkwire.planner.translate.spark`); `params` are Python values bound to its named
 markers `:p1`, `:p2`, … (what the translator makes of `$1`, `$2`, …), never spliced into the text; a query with
@@ -73,7 +79,7 @@ from pyspark.sql import DataFrame, SparkSession
 from sparkwire import errors
 from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
-from sparkwire.engine.spark_process import HeapGauge, discard, jvm_max_memory, launch, probe
+from sparkwire.engine.spark_process import HeapGauge, discard, jvm_max_memory, launch, probe, small_input_session
 from sparkwire.engine.spark_sizing import SparkSizing, describe_size
 from sparkwire.engine.spark_watchdog import SparkHealth, SparkWatchdog
 
@@ -180,6 +186,7 @@ class SparkEngine:
         self._watchdog_interval = watchdog_interval
         self._wedged_after = wedged_after
         self._spark: SparkSession | None = None
+        self._small: tuple[SparkSession, SparkSession] | None = None  # (the session it was made from, it)
         self._start_error: BaseException | None = None
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -396,24 +403,34 @@ class SparkEngine:
             )
         raise errors.ObjectNotInPrerequisiteState("the Spark engine is still starting")
 
+    def session_for(self, small: bool) -> SparkSession:
+        """The session a query runs in: the small-input one for `small` (see the module docstring)."""
+        spark = self.session
+        if not small or self._remote is not None:
+            return spark
+        with self._lock:
+            if self._small is None or self._small[0] is not spark:
+                self._small = (spark, small_input_session(spark))
+            return self._small[1]
+
     # ---- statements ---------------------------------------------------------------------------------------
 
-    def _dataframe(self, sql: str, params: Sequence[object]) -> DataFrame:
+    def _dataframe(self, sql: str, params: Sequence[object], small: bool = False) -> DataFrame:
         args = {f"p{i}": value for i, value in enumerate(params, start=1)} or None
         try:
-            return self.session.sql(sql, args=args)
+            return self.session_for(small).sql(sql, args=args)
         except errors.PgError:
             raise
         except Exception as exc:
             raise to_pg_error(exc) from None
 
-    def prepare(self, sql: str, params: Sequence[object] = ()) -> PreparedSpark:
+    def prepare(self, sql: str, params: Sequence[object] = (), small: bool = False) -> PreparedSpark:
         """Parse and analyse `sql` with `params` bound (no job runs) for one later `execute_arrow`."""
-        return PreparedSpark(sql, self._dataframe(sql, params))
+        return PreparedSpark(sql, self._dataframe(sql, params, small))
 
-    def schema(self, sql: str, params: Sequence[object] = ()) -> pa.Schema:
+    def schema(self, sql: str, params: Sequence[object] = (), small: bool = False) -> pa.Schema:
         """The Arrow schema of a query's result, from analysis alone (no job runs)."""
-        return self.prepare(sql, params).schema
+        return self.prepare(sql, params, small).schema
 
     def execute_arrow(
         self,
@@ -423,6 +440,7 @@ class SparkEngine:
         job_tag: str,
         timeout: float | None = None,
         pool: str | None = None,
+        small: bool = False,
     ) -> SparkArrowStream:
         """Run `query` under `job_tag` (unique among running statements; no commas) and return its result."""
         spark = self.session
@@ -442,7 +460,7 @@ class SparkEngine:
             try:
                 if running.reason is not None:
                     raise errors.QueryCanceled(running.reason)
-                prepared = query if isinstance(query, PreparedSpark) else self.prepare(query, params)
+                prepared = query if isinstance(query, PreparedSpark) else self.prepare(query, params, small)
                 frame = prepared.dataframe
                 table = frame.toArrow()
             finally:

@@ -72,6 +72,22 @@ def declared_pools(data_dir: Path) -> dict[str, tuple[int, int]]:
         return {}
 
 
+# The small-input session (engine.session_for(small=True)): a query whose every input is rows held in memory, a few
+# thousand at most (planner/execute/spark_relations.py: small tables, materialized views, builtin rows). Its cost is
+# Spark's fixed per-query work, not the data: generating and compiling Java for every distinct query (literals are
+# compiled in) costs more than interpreting a few rows, exchanges between stages are separate jobs, and adaptive
+# execution re-plans between them. So: expressions and operators interpreted, one shuffle partition, no broadcasts
+# (both sides are one partition: a join needs no exchange), no adaptive re-planning; its inputs are registered as
+# one partition (coalesce(1)), so a whole query is one stage and one job. The other settings are the session's own.
+SMALL_INPUT_CONF = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.sql.shuffle.partitions": "1",
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
+    "spark.sql.adaptive.enabled": "false",
+}
+
+
 def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = "error") -> dict[str, str]:
     """Write the helper files into `data_dir` and return the settings (see the module docstring). Paths are
     absolute: Spark reads `file:` URIs, and a relative one (`--data-dir ./data`) is not a URI it accepts."""

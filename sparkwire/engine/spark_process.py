@@ -5,6 +5,8 @@ Contract:
   such as `spark.driver.memory` reach spark-submit before the JVM starts), warmed up with `SELECT 1`.
 - `jvm_process(spark)`: the driver JVM's `Popen` (PySpark runs spark-submit, which execs the JVM), or None for
   Spark Connect or a JVM this process did not launch. `jvm_max_memory(spark)`: the JVM's `Runtime.maxMemory()`.
+- `small_input_session(spark)`: a second session on the same SparkContext, tuned for queries over a few rows
+  (`spark_config.SMALL_INPUT_CONF`).
 - `probe(spark) -> str | None`: None when the driver answers and its SparkContext is running, else why not (one
   line). It blocks while the JVM does not answer: call it from a thread you can abandon (the watchdog does).
 - `discard(spark)`: kill the driver JVM if it still runs and reset PySpark's process-wide state (the gateway, the
@@ -24,6 +26,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from sparkwire.engine import pg_functions
+from sparkwire.engine.spark_config import SMALL_INPUT_CONF
 
 log = logging.getLogger(__name__)
 _KILL_WAIT_SECONDS = 10.0
@@ -45,6 +48,16 @@ def launch(master: str, remote: str | None, conf: dict[str, str]) -> SparkSessio
     pg_functions.install_spark(spark)
     spark.sql("SELECT 1").toArrow()  # warm up the planner and the Arrow path
     return spark
+
+
+def small_input_session(spark: SparkSession) -> SparkSession:
+    """A session on `spark`'s SparkContext with `SMALL_INPUT_CONF` (spark_config) and sparkwire's functions: its
+    own temporary views and settings, the same JVM, jobs, pools and cancellation."""
+    small = spark.newSession()
+    for key, value in SMALL_INPUT_CONF.items():
+        small.conf.set(key, value)
+    pg_functions.install_spark(small)
+    return small
 
 
 def jvm_process(spark: SparkSession | None) -> subprocess.Popen[bytes] | None:

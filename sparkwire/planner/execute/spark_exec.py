@@ -28,7 +28,8 @@ Contract:
     `sparkwire-internal-<n>` (materialized view and index computations), or `sparkwire-internal-<n>.<execution_id>`
     inside `on_behalf_of(execution_id)` (the statement that needed it: mz_spark_jobs shows it as that statement's
     work).
-  - A `SparkQuery` can be run any number of times; each run reads the same data files.
+  - A `SparkQuery` can be run any number of times; each run reads the same data files. `small`: every source is
+    rows in memory (`Source.small`), so it is analysed and run in the engine's small-input session.
 - Every failure is a PgError: 42P01/3F000 from name resolution, 0A000 for what is not supported (saying what),
   Spark's errors through engine/spark_errors.py.
 - Thread-safe: sessions share one executor; registration is serialized (spark_relations.py), queries run in
@@ -94,6 +95,11 @@ class SparkQuery:
 
     sql: str
     sources: tuple[Source, ...]
+
+    @property
+    def small(self) -> bool:
+        """Every input is a few thousand rows in memory: it runs in the engine's small-input session."""
+        return bool(self.sources) and all(source.small for source in self.sources)
 
 
 def _keep_joins(node: exp.Table, replacement: exp.Expression) -> exp.Expression:
@@ -272,8 +278,8 @@ class SparkExecutor:
         return sql
 
     def schema(self, query: SparkQuery, params: Sequence[object] = ()) -> pa.Schema:
-        with self.relations.pinned(query.sources):
-            return self.engine.schema(query.sql, params)
+        with self.relations.pinned(query.sources, query.small):
+            return self.engine.schema(query.sql, params, query.small)
 
     def run(
         self,
@@ -283,13 +289,15 @@ class SparkExecutor:
         timeout: float | None = None,
         pool: str | None = None,
     ) -> SparkArrowStream:
-        with self.relations.pinned(query.sources):
-            return self.engine.execute_arrow(query.sql, params, job_tag=job_tag, timeout=timeout, pool=pool)
+        with self.relations.pinned(query.sources, query.small):
+            return self.engine.execute_arrow(
+                query.sql, params, job_tag=job_tag, timeout=timeout, pool=pool, small=query.small
+            )
 
     def explain(self, query: SparkQuery, params: Sequence[object] = (), mode: str = "formatted") -> str:
         """Spark's plan of `query`: `mode` "formatted" (the physical plan), or "extended" (every plan) for VERBOSE."""
-        with self.relations.pinned(query.sources):
-            frame: Any = self.engine.prepare(query.sql, params).dataframe
+        with self.relations.pinned(query.sources, query.small):
+            frame: Any = self.engine.prepare(query.sql, params, query.small).dataframe
             try:
                 if hasattr(frame, "_explain_string"):  # Spark Connect
                     return str(frame._explain_string(mode=mode))

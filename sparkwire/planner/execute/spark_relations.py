@@ -15,8 +15,13 @@ Contract:
     the old one is retired: dropped as soon as no query pins it, so superseded contents do not stay in the JVM.
   - `content_source(prefix, table)`: a small Arrow table (a builtin relation's rows), named by a digest of its
     contents.
-- `SparkRelations.pinned(sources)` (a context manager) registers the sources not yet registered and keeps all of
-  them registered until it exits; analyse and run the query inside it. Registered views are kept for reuse and
+- `Source.small`: its rows are held in memory, `SMALL_TABLE_ROWS` at most (a small table, a small materialized view,
+  builtin rows). A query that reads only small sources is a small-input query: it runs in the engine's small-input
+  session (`engine.session_for(small=True)`: interpreted, one partition, one job), where its sources are
+  registered as one partition each.
+- `SparkRelations.pinned(sources, small=False)` (a context manager) registers the sources not yet registered (in
+  the small-input session with `small`) and keeps all of them registered until it exits; analyse and run the query
+  inside it. Registered views are kept for reuse and
   evicted least-recently-used beyond `capacity` (retired ones first), never while pinned. `registrations` counts
   the views created (a reused source costs a dictionary lookup). Every method is thread-safe; registration is
   serialized (one lock, held while a missing view is built: a file listing or an Arrow upload).
@@ -62,6 +67,12 @@ class Source:
     build: Callable[[SparkSession], DataFrame] = field(repr=False)
     # unconstrained numeric columns held as text -> the largest scale present (storage/numeric_text.py)
     numeric_scales: Mapping[str, int] = field(default_factory=dict)
+    rows: int | None = None  # handed to Spark as this many rows held in memory; None: Spark scans data files
+
+    @property
+    def small(self) -> bool:
+        """A few thousand rows in memory at most: a query that reads only such sources is a small-input query."""
+        return self.rows is not None and self.rows <= SMALL_TABLE_ROWS
 
 
 def item_columns(item: Item) -> dict[str, str]:
@@ -130,13 +141,15 @@ def _rows_of_files(schema: pa.Schema, files: Sequence[DataFile]) -> pa.Table:
 def table_source(item: Item, schema: pa.Schema, files: Sequence[DataFile], *, exact: bool = False) -> Source:
     listed = tuple(files)
     scales = {name: max_scale(listed, name) for name in _text_numeric_columns(item, schema)}
-    if listed and sum(f.live_rows for f in listed) <= SMALL_TABLE_ROWS and all(_local_type(f.type) for f in schema):
+    rows = sum(f.live_rows for f in listed)
+    if listed and rows <= SMALL_TABLE_ROWS and all(_local_type(f.type) for f in schema):
         # a small table goes to Spark as its rows: a broadcast of them needs no scan job (3x faster many-way joins)
         return Source(
             f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
             item_columns(item),
             lambda spark: spark.createDataFrame(_rows_of_files(schema, listed)),
             scales,
+            rows,
         )
     return Source(
         f"sw_{item.id}_{_files_digest(schema, listed, exact)}",
@@ -173,7 +186,10 @@ def content_source(prefix: str, table: pa.Table) -> Source:
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     digest = hashlib.blake2b(sink.getvalue().to_pybytes(), digest_size=10).hexdigest()
-    return Source(f"sw_{prefix}_{digest}", arrow_columns(table.schema), lambda spark: spark.createDataFrame(table))
+    def build(spark: SparkSession) -> DataFrame:
+        return spark.createDataFrame(table)
+
+    return Source(f"sw_{prefix}_{digest}", arrow_columns(table.schema), build, rows=table.num_rows)
 
 
 class SparkRelations:
@@ -183,7 +199,7 @@ class SparkRelations:
         self._engine = engine
         self._capacity = capacity
         self._lock = threading.Lock()
-        self._registered: OrderedDict[str, Source] = OrderedDict()
+        self._registered: OrderedDict[tuple[str, bool], Source] = OrderedDict()  # (name, in the small session)
         self._pins: dict[str, int] = {}
         self._arrow: dict[str, tuple[pa.Table, str]] = {}
         self._retired: set[str] = set()  # superseded Arrow registrations: dropped once no query pins them
@@ -207,17 +223,18 @@ class SparkRelations:
             for f in table.schema
             if pa.types.is_string(f.type) and types.get(f.name) == "numeric"
         }
-        return Source(name, types, lambda spark: spark.createDataFrame(spark_compatible(table)), scales)
+        return Source(name, types, lambda spark: spark.createDataFrame(spark_compatible(table)), scales, table.num_rows)
 
     @contextmanager
-    def pinned(self, sources: Sequence[Source]) -> Iterator[None]:
-        """Register what is missing and keep every source registered until the block ends."""
+    def pinned(self, sources: Sequence[Source], small: bool = False) -> Iterator[None]:
+        """Register what is missing and keep every source registered until the block ends; `small`: in the
+        small-input session (engine.session_for), as one partition each."""
         with self._lock:
             for source in sources:
                 self._pins[source.name] = self._pins.get(source.name, 0) + 1
             try:
                 for source in sources:
-                    self._ensure(source)
+                    self._ensure(source, small)
                 self._evict()
             except BaseException:
                 self._unpin(sources)
@@ -236,33 +253,34 @@ class SparkRelations:
             else:
                 del self._pins[source.name]
 
-    def _ensure(self, source: Source) -> None:
-        if source.name in self._registered:
-            self._registered.move_to_end(source.name)
+    def _ensure(self, source: Source, small: bool) -> None:
+        key = (source.name, small)
+        if key in self._registered:
+            self._registered.move_to_end(key)
             return
-        spark = self._engine.session
         try:
-            source.build(spark).createOrReplaceTempView(source.name)
+            frame = source.build(self._engine.session_for(small))
+            (frame.coalesce(1) if small else frame).createOrReplaceTempView(source.name)
         except errors.PgError:
             raise
         except Exception as exc:
             raise to_pg_error(exc) from None
-        self._registered[source.name] = source
+        self._registered[key] = source
         self.registrations += 1
 
     def _evict(self) -> None:
-        unpinned = [name for name in self._registered if name not in self._pins]
+        unpinned = [key for key in self._registered if key[0] not in self._pins]
         excess = max(0, len(self._registered) - self._capacity)
-        victims = [name for name in unpinned if name in self._retired]
-        victims += [name for name in unpinned if name not in self._retired][: max(0, excess - len(victims))]
+        victims = [key for key in unpinned if key[0] in self._retired]
+        victims += [key for key in unpinned if key[0] not in self._retired][: max(0, excess - len(victims))]
         if not victims:
             return
-        spark = self._engine.session
-        for name in victims:
-            del self._registered[name]
-            spark.catalog.dropTempView(name)
-        dropped = set(victims)
-        self._retired.intersection_update(self._registered)
+        for key in victims:
+            del self._registered[key]
+            self._engine.session_for(key[1]).catalog.dropTempView(key[0])
+        registered = {name for name, _ in self._registered}
+        dropped = {name for name, _ in victims} - registered
+        self._retired.intersection_update(registered)
         self._arrow = {key: known for key, known in self._arrow.items() if known[1] not in dropped}
 
     def forget_registrations(self) -> None:
@@ -272,4 +290,4 @@ class SparkRelations:
 
     def is_registered(self, name: str) -> bool:
         with self._lock:
-            return name in self._registered
+            return any(key[0] == name for key in self._registered)
