@@ -233,7 +233,8 @@ def test_statement_types_follow_the_command(sw: psycopg.Connection[tuple[object,
     sw.execute(f"DROP TABLE {marker}")
     rows = poll(
         sw,
-        "SELECT statement_type FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s ORDER BY began_at",
+        "SELECT statement_type FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s AND finished_at IS NOT NULL"
+        " ORDER BY began_at",  # a statement is logged as it begins, and typed by its command tag as it finishes
         (f"%{marker}%",),
         until=lambda r: len(r) == 3,
     )
