@@ -84,7 +84,7 @@ TABLE_QUERIES = [
     "SELECT n::text, n AS renamed FROM {t} ORDER BY renamed",
     "SELECT * FROM {t} ORDER BY i, n",
     "SELECT n FROM {t} WHERE n > 1 ORDER BY 1",
-    "SELECT sum(n), avg(n) FROM {t}",
+    "SELECT sum(n), avg(n), max(n), min(n) AS lo FROM {t}",
     "SELECT sum(i), sum(b), sum(s), avg(i), avg(b), avg(s), avg(f), count(*), count(n) FROM {t}",
     "SELECT i, avg(b) FROM {t} GROUP BY i ORDER BY i",
     "SELECT n / 3 FROM {t} WHERE n < 100 ORDER BY n",

@@ -7,7 +7,8 @@ values (storage/numeric_text.py). Every reference to such a column becomes `CAST
   exact text, so each value comes back with its own display scale (1.23456789, 12345678901234567890.5, 0.1);
 - a bare GROUP BY item of that SELECT (the projection of the same column stays text, and Spark requires both to
   be the same expression): such groups are formed by the text, so 1.5 and 1.50 are two groups there.
-An ORDER BY item of that SELECT that names a text projection (by output name or position) sorts by the decimal.
+An ORDER BY item of that SELECT that names a text projection (by output name or position) sorts by the decimal;
+a result projection `max(n)` / `min(n)` is the text of the largest / smallest value (`max_by`).
 
 `pg_quotients(tree, schema)`: avg() and numeric `/` as PostgreSQL computes them (see the function).
 
@@ -95,6 +96,21 @@ def _order_by_values(select: exp.Select, aliases: dict[str, dict[str, int]]) -> 
             ordered.set("this", _decimal(target, aliases[target.table][target.name]))
 
 
+def _extremes_as_text(tree: exp.Expr, aliases: dict[str, dict[str, int]]) -> None:
+    """A result projection `max(n)` / `min(n)` of a text-held column is the value with its own display scale, as
+    in PostgreSQL: `max_by(n, <its decimal>)` (the text of the largest value)."""
+    for node in list(tree.find_all(exp.Max, exp.Min)):
+        column = node.this
+        if not (isinstance(column, exp.Column) and nt.result_projection(node) and nt.aggregate_call(node)):
+            continue
+        scale = aliases.get(column.table, {}).get(column.name)
+        if scale is None or node.expressions:
+            continue
+        name = "max_by" if isinstance(node, exp.Max) else "min_by"
+        call = exp.Anonymous(this=name, expressions=[column.copy(), _decimal(column, scale)])
+        node.replace(nt.named_as_postgres(node, call))
+
+
 def text_numeric_columns(tree: exp.Expr, scales: Scales) -> exp.Expr:
     if not scales:
         return tree
@@ -104,11 +120,15 @@ def text_numeric_columns(tree: exp.Expr, scales: Scales) -> exp.Expr:
     tops = _top_selects(tree)
     for select in tops:
         _order_by_values(select, aliases)
+    _extremes_as_text(tree, aliases)
     for column in list(tree.find_all(exp.Column)):
         scale = aliases.get(column.table, {}).get(column.name)
         if scale is None or _raw(column, tops):
             continue
         parent = column.parent
+        extreme_text = isinstance(parent, exp.Anonymous) and parent.name in ("max_by", "min_by")
+        if extreme_text and column.arg_key == "expressions" and column.index == 0:
+            continue  # the text of the extreme value (`_extremes_as_text`)
         if isinstance(parent, exp.Cast) and (
             parent.to.is_type(*exp.DataType.TEXT_TYPES)
             or (parent.to.is_type(exp.DataType.Type.DECIMAL) and parent.to.expressions)
