@@ -23,6 +23,7 @@ printed values), `valuesort` all values; an md5 hash covers each printed value f
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -33,6 +34,10 @@ from pathlib import Path
 import psycopg
 
 ENGINE = "postgresql"
+# the corpus: ../shared/sqllogictest beside the repository (where CI lays shared/), or $SPARKWIRE_SQLLOGICTEST
+CORPUS = Path(
+    os.environ.get("SPARKWIRE_SQLLOGICTEST") or Path(__file__).resolve().parents[2] / "shared" / "sqllogictest"
+)
 _HASHED = re.compile(r"^(\d+) values hashing to ([0-9a-f]{32})$")
 _CREATED = re.compile(r"^\s*CREATE\s+(?:UNIQUE\s+)?(TABLE|VIEW)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I)
 

@@ -4,8 +4,9 @@ Run: `python -m bench.sqllogictest [FILE ...] [--queries N] [--later-statements 
 [--only sparkwire|postgresql] [--sparkwire-dsn DSN] [--postgres-dsn DSN] [--failures N] [--server-arg=...]`.
 
 Starts its own PostgreSQL 15 (tests/support/postgres.py) and `sparkwire serve` (tests/support/server.py) in a temp
-dir unless given DSNs, then runs each file (default: every `*.test` in /work/shared/sqllogictest, or the names /
-paths given) on both through the very same psycopg code (bench/sqllogictest.py), the engine being `postgresql`.
+dir unless given DSNs, then runs each file (default: every `*.test` in ../shared/sqllogictest beside the repository,
+or the names / paths given) on both through the very same psycopg code (bench/sqllogictest.py), the engine being
+`postgresql`.
 Each file runs on a clean slate: what it creates is dropped before and after (`reset`). `--queries N` runs a
 deterministic sample (every statement and about N queries spread over the file, `sample`), `--seconds S` a
 time-bounded prefix of each file on each server. Prints, per file and in total, the records run, passed, the pass
@@ -22,11 +23,9 @@ from pathlib import Path
 
 import psycopg
 
-from bench.sqllogictest import FileResult, Record, parse, reset, run, sample
+from bench.sqllogictest import CORPUS, FileResult, Record, parse, reset, run, sample
 from tests.support.postgres import PostgresOracle
 from tests.support.server import SparkwireServer
-
-CORPUS = Path("/work/shared/sqllogictest")
 
 
 def run_file(dsn: str, records: list[Record], chosen: list[Record], name: str, seconds: float | None) -> FileResult:

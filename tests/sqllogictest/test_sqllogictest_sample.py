@@ -15,15 +15,12 @@ sample holds no such record).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import psycopg
 import pytest
 
-from bench.sqllogictest import FileResult, Record, parse, reset, run, sample
+from bench.sqllogictest import CORPUS, FileResult, Record, parse, reset, run, sample
 from tests.support.postgres import PostgresOracle
 
-CORPUS = Path("/work/shared/sqllogictest")
 FILES = sorted(p.name for p in CORPUS.glob("*.test"))
 QUERIES = 12
 LATER_STATEMENTS = 40
