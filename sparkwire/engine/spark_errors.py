@@ -102,6 +102,20 @@ def _grouping(p: Params) -> errors.PgError:
     )
 
 
+# The translator's raise_error('<marker><SQLSTATE>:<message>') for a value PostgreSQL refuses (planner/translate/
+# spark_math.py): Spark's USER_RAISED_EXCEPTION carrying it becomes that SQLSTATE and message.
+RAISED_MARKER = "sparkwire-sqlstate:"
+
+
+def _raised(p: Params) -> errors.PgError:
+    text = p.get("errorMessage", "")
+    _, marker, rest = text.partition(RAISED_MARKER)
+    if not marker:
+        return errors.PgError.for_sqlstate("P0001")(text or "raised exception", sqlstate="P0001")
+    sqlstate, _, message = rest.partition(":")
+    return errors.PgError.for_sqlstate(sqlstate)(message, sqlstate=sqlstate)
+
+
 def _fixed(cls: type[errors.PgError], message: str) -> Rule:
     return lambda _p: cls(message)
 
@@ -127,6 +141,7 @@ _RULES: dict[str, Rule] = {
     "TABLE_OR_VIEW_ALREADY_EXISTS": lambda p: errors.DuplicateTable(
         f'relation "{_unquote(p.get("relationName", ""))}" already exists'
     ),
+    "USER_RAISED_EXCEPTION": _raised,
     "OPERATION_CANCELED": _fixed(errors.QueryCanceled, "canceling statement due to user request"),
 }
 

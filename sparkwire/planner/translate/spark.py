@@ -37,6 +37,7 @@ from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
 from sparkwire.planner.translate.spark_rules import EARLY_RULES, RULES
+from sparkwire.planner.translate.spark_semantics import POST_RULES, PRE_RULES
 
 Schema = Mapping[str, Mapping[str, str]]
 
@@ -143,7 +144,7 @@ def to_spark_sql(
     tree = _annotated(tree, schema)
     tree = text_numeric_columns(tree, numeric_scales or {})
     tree = pg_quotients(tree, schema or {}, results_as_text)
-    for rule in RULES:
+    for rule in (*PRE_RULES, *RULES, *POST_RULES):
         tree = rule(tree)
     _alias_outputs(tree, names)
     return str(tree.sql(dialect=SparkPostgres))

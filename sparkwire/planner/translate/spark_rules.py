@@ -76,11 +76,20 @@ def integer_division(tree: exp.Expr) -> exp.Expr:
 TEXT_TYPES = frozenset({exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.CHAR, exp.DType.UNKNOWN})
 
 
-def _as_text(node: exp.Expr) -> exp.Expr:
+def _as_text(node: exp.Expr, boolean_letter: bool = False) -> exp.Expr:
     """`node::text` when its type is known and not text (text_casts then spells it as PostgreSQL does)."""
     kind = _type_of(node)
     if kind is None or kind in TEXT_TYPES or kind == exp.DType.ARRAY:
         return node
+    if kind == exp.DType.BOOLEAN and boolean_letter:  # concat() prints with boolout: 't' / 'f' (|| casts: 'true')
+        spelled = exp.Case(  # NULL stays NULL
+            ifs=[
+                exp.If(this=node, true=exp.Literal.string("t")),
+                exp.If(this=exp.Not(this=node.copy()), true=exp.Literal.string("f")),
+            ]
+        )
+        spelled.type = exp.DataType.build("text")
+        return spelled
     cast = exp.Cast(this=node, to=exp.DataType.build("text"))
     cast.type = exp.DataType.build("text")
     return cast
@@ -93,7 +102,7 @@ def concatenation(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
         if type(node) is exp.Concat:  # not ConcatWs, a subclass, which Spark implements as PostgreSQL does
             parts = [
-                exp.Coalesce(this=exp.cast(_as_text(e), "text"), expressions=[exp.Literal.string("")])
+                exp.Coalesce(this=exp.cast(_as_text(e, True), "text"), expressions=[exp.Literal.string("")])
                 for e in node.expressions
             ]
             return _fn("concat", *parts)
@@ -159,7 +168,7 @@ def _float_text(value: exp.Expr, kind: exp.DType) -> exp.Expr:
     sql = (
         f"CASE WHEN isnan({v}) THEN 'NaN' "
         f"WHEN {v} = double('infinity') THEN 'Infinity' WHEN {v} = double('-infinity') THEN '-Infinity' "
-        f"WHEN {v} = 0 THEN IF(1 / double({v}) < 0, '-0', '0') "
+        f"WHEN {v} = 0 THEN IF(CAST({v} AS STRING) LIKE '-%', '-0', '0') "
         f"WHEN abs({v}) >= 1e-4 AND abs({v}) < {plain_limit} THEN "
         f"regexp_replace(regexp_replace(CAST(CAST(CAST({v} AS STRING) AS DECIMAL(38, 20)) AS STRING), "
         f"'(\\\\.[0-9]*[1-9])0+$', '$1'), '\\\\.0+$', '') "
@@ -272,12 +281,15 @@ def _array_agg(node: exp.ArrayAgg) -> exp.Expr:
     if isinstance(inner, exp.Order):
         order = list(inner.expressions)
         inner = inner.this
+    distinct = bool(node.args.get("distinct"))
+    if isinstance(inner, exp.Distinct):  # array_agg(DISTINCT x ORDER BY x)
+        inner, distinct = inner.expressions[0], True
     struct_args: list[exp.Expr] = []
     for i, ordered in enumerate(order):
         struct_args += [exp.Literal.string(f"k{i}"), ordered.this]
     struct_args += [exp.Literal.string("v"), inner]
     collected: exp.Expr = exp.ArrayAgg(this=_fn("named_struct", *struct_args))
-    if node.args.get("distinct"):
+    if distinct:
         collected = _fn("array_distinct", collected)
     if order:
         body: exp.Expr = exp.Literal.number(0)
@@ -500,7 +512,11 @@ def result_types(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Window) and isinstance(node.this, BIGINT_WINDOW_FUNCTIONS):
             return exp.cast(node, exp.DType.BIGINT)
-        if isinstance(node, exp.Avg) and _type_of(node.this) in INTEGER_TYPES:
+        if isinstance(node, exp.Avg) and isinstance(node.this, exp.Distinct):  # avg(DISTINCT integer)
+            values = node.this.expressions
+            if len(values) == 1 and _type_of(values[0]) in INTEGER_TYPES:
+                node.this.set("expressions", [exp.cast(values[0], "decimal(20, 0)")])
+        elif isinstance(node, exp.Avg) and _type_of(node.this) in INTEGER_TYPES:
             node.set("this", exp.cast(node.this, "decimal(20, 0)"))
         return node
 

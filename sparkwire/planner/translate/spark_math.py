@@ -1,0 +1,195 @@
+"""PostgreSQL's numeric functions on Spark: their domain errors and their rounding (tree rules like spark_rules.py).
+
+Contract: `MATH_RULES` is an ordered tuple of pure rules `rule(expression) -> expression` over a type-annotated,
+PostgreSQL-parsed sqlglot tree; the translator applies them after `spark_rules.RULES`. An error PostgreSQL raises
+for a value (sqrt of a negative number, the logarithm of zero) becomes `raise_error('<marker><SQLSTATE>:<message>')`
+in a CASE around the call; `engine/spark_errors.py` turns Spark's USER_RAISED_EXCEPTION carrying `ERROR_MARKER`
+back into that SQLSTATE and message. Users cannot call raise_error themselves (the function allowlist).
+
+- domain_errors: sqrt(<0) 2201F, ln/log of 0 or of a negative number 2201E, a negative number to a non-integer
+  power and zero to a negative power 2201F (Spark returns NaN, -Infinity or Infinity)
+- float_rounding: round(float) rounds half to even and keeps the sign of zero (Spark: half up, +0)
+- truncation: trunc(numeric, n) keeps n decimals and trunc(float) stays a float (sqlglot: a cast to bigint);
+  ceil/floor of a float stay floats (Spark: bigint, which overflows)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from sparkwire.engine.spark_errors import RAISED_MARKER as ERROR_MARKER
+
+Rule = Callable[[exp.Expr], exp.Expr]
+
+FLOAT_TYPES = frozenset({exp.DType.FLOAT, exp.DType.DOUBLE})
+NUMERIC_TYPES = frozenset({exp.DType.DECIMAL, exp.DType.BIGDECIMAL})
+
+
+def _type_of(node: exp.Expr) -> exp.DType | None:
+    data_type = node.type
+    if data_type is None or data_type.this == exp.DType.UNKNOWN:
+        return None
+    kind: exp.DType = data_type.this
+    return kind
+
+
+def _is_literal(node: exp.Expr) -> bool:
+    """A number written in the query (2.5 is numeric in PostgreSQL, though sqlglot types it double)."""
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string
+
+
+def _kind(node: exp.Expr) -> exp.DType | None:
+    """The PostgreSQL kind of a number: DECIMAL for a numeric literal, else its annotated type."""
+    return exp.DType.DECIMAL if _is_literal(node) else _type_of(node)
+
+
+def _fn(name: str, *args: exp.Expr) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def raise_error(sqlstate: str, message: str) -> exp.Expr:
+    """A Spark expression that fails the statement with PostgreSQL's SQLSTATE and message."""
+    return _fn("raise_error", exp.Literal.string(f"{ERROR_MARKER}{sqlstate}:{message}"))
+
+
+def _guarded(value: exp.Expr, checks: list[tuple[exp.Expr, str, str]]) -> exp.Expr:
+    """CASE WHEN check THEN raise_error(...) ... ELSE value END, typed as value."""
+    case = exp.Case(
+        ifs=[exp.If(this=cond, true=raise_error(state, message)) for cond, state, message in checks],
+        default=value,
+    )
+    case.type = value.type
+    return exp.Paren(this=case)
+
+
+def _lt_zero(node: exp.Expr) -> exp.Expr:
+    return exp.LT(this=node.copy(), expression=exp.Literal.number(0))
+
+
+def _eq_zero(node: exp.Expr) -> exp.Expr:
+    return exp.EQ(this=node.copy(), expression=exp.Literal.number(0))
+
+
+# ---- domain errors -------------------------------------------------------------------------------------------
+
+LOG_ZERO = ("2201E", "cannot take logarithm of zero")
+LOG_NEGATIVE = ("2201E", "cannot take logarithm of a negative number")
+
+
+def domain_errors(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Sqrt):
+            return _guarded(node, [(_lt_zero(node.this), "2201F", "cannot take square root of a negative number")])
+        if isinstance(node, exp.Ln) or (isinstance(node, exp.Log) and node.expression is None):
+            return _guarded(node, [(_eq_zero(node.this), *LOG_ZERO), (_lt_zero(node.this), *LOG_NEGATIVE)])
+        if isinstance(node, exp.Log):
+            base, value = node.this, node.expression
+            checks = [(_eq_zero(v), *LOG_ZERO) for v in (base, value)]
+            checks += [(_lt_zero(v), *LOG_NEGATIVE) for v in (base, value)]
+            return _guarded(node, checks)
+        if isinstance(node, exp.Pow):
+            base, power = node.this, node.expression
+            non_integer = exp.NEQ(this=power.copy(), expression=_fn("floor", power.copy()))
+            return _guarded(
+                node,
+                [
+                    (
+                        exp.and_(_eq_zero(base), _lt_zero(power)),
+                        "2201F",
+                        "zero raised to a negative power is undefined",
+                    ),
+                    (
+                        exp.and_(_lt_zero(base), non_integer),
+                        "2201F",
+                        "a negative number raised to a non-integer power yields a complex result",
+                    ),
+                ],
+            )
+        return node
+
+    return tree.transform(rewrite, copy=False)
+
+
+# ---- rounding --------------------------------------------------------------------------------------------------
+
+
+def float_rounding(tree: exp.Expr) -> exp.Expr:
+    """round(float8) is rint(): half to even, -0.5 -> -0 (Spark's ROUND on a double rounds half up)."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Round) or node.args.get("decimals") is not None:
+            return node
+        kind = _kind(node.this)
+        if kind not in FLOAT_TYPES:
+            return node
+        rounded: exp.Expr = _fn("rint", node.this)
+        if kind == exp.DType.FLOAT:
+            rounded = exp.cast(rounded, exp.DType.FLOAT)
+        rounded.type = node.this.type
+        return rounded
+
+    return tree.transform(rewrite, copy=False)
+
+
+def truncation(tree: exp.Expr) -> exp.Expr:
+    """trunc(numeric[, n]) toward zero keeping n decimals; trunc(float) a float toward zero."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Trunc):
+            return node
+        value = node.this
+        kind = _kind(value)
+        decimals = node.args.get("decimals") or exp.Literal.number(0)
+        if kind in FLOAT_TYPES and node.args.get("decimals") is None:
+            return _float_whole(value)
+        if kind in NUMERIC_TYPES:
+            case = exp.Case(
+                ifs=[exp.If(this=_lt_zero(value), true=_fn("ceil", value.copy(), decimals.copy()))],
+                default=_fn("floor", value.copy(), decimals.copy()),
+            )
+            return exp.Paren(this=case)
+        return node
+
+    return tree.transform(rewrite, copy=False)
+
+
+def _whole(value: exp.Expr) -> exp.Expr:
+    """The whole part of a non-negative float, as a float: value - value % 1."""
+    fraction = exp.Paren(this=exp.Mod(this=value.copy(), expression=exp.Literal.number(1)))
+    return exp.Paren(this=exp.Sub(this=value.copy(), expression=fraction))
+
+
+def _up(value: exp.Expr) -> exp.Expr:
+    """The smallest whole float >= a non-negative float."""
+    step = exp.If(this=exp.GT(this=value.copy(), expression=_whole(value)), true=exp.Literal.number(1),
+                  false=exp.Literal.number(0))
+    return exp.Paren(this=exp.Add(this=_whole(value), expression=step))
+
+
+def _float_whole(value: exp.Expr, kind: type[exp.Expr] = exp.Trunc) -> exp.Expr:
+    """trunc / ceil / floor of a float as a float, -0 where PostgreSQL gives -0 (ceil(-0.5), trunc(-0.5))."""
+    negated = exp.Paren(this=exp.Neg(this=value.copy()))
+    if kind is exp.Floor:
+        below, above = exp.Neg(this=_up(negated)), _whole(value)
+    else:
+        below = exp.Neg(this=_whole(negated))
+        above = _up(value) if kind is exp.Ceil else _whole(value)
+    return exp.Paren(this=exp.If(this=_lt_zero(value), true=below, false=above))
+
+
+def float_ceil_floor(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Ceil | exp.Floor) or node.args.get("decimals") is not None:
+            return node
+        if _kind(node.this) not in FLOAT_TYPES:
+            return node
+        return _float_whole(node.this, type(node))
+
+    return tree.transform(rewrite, copy=False)
+
+
+MATH_RULES: tuple[Rule, ...] = (domain_errors, float_rounding, truncation, float_ceil_floor)

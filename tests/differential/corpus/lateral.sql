@@ -1,0 +1,21 @@
+-- LATERAL
+SELECT d.name, e.id FROM dept d, LATERAL (SELECT id FROM emp WHERE emp.dept = d.name ORDER BY salary DESC NULLS LAST, id LIMIT 1) e ORDER BY d.name;
+SELECT d.name, e.id FROM dept d LEFT JOIN LATERAL (SELECT id FROM emp WHERE emp.dept = d.name ORDER BY id LIMIT 1) e ON true ORDER BY d.name;
+SELECT d.name, e.id FROM dept d CROSS JOIN LATERAL (SELECT id FROM emp WHERE emp.dept = d.name ORDER BY id LIMIT 2) e ORDER BY d.name, e.id;
+SELECT d.name, e.cnt FROM dept d, LATERAL (SELECT count(*) AS cnt FROM emp WHERE emp.dept = d.name) e ORDER BY d.name;
+SELECT d.name, e.total FROM dept d LEFT JOIN LATERAL (SELECT sum(salary) AS total FROM emp WHERE emp.dept = d.name) e ON true ORDER BY d.name;
+SELECT e.id, x.doubled FROM emp e, LATERAL (SELECT e.age * 2 AS doubled) x ORDER BY e.id;
+SELECT e.id, x.v FROM emp e, LATERAL (VALUES (e.id), (e.manager_id)) x(v) ORDER BY e.id, x.v;
+SELECT e.id, g FROM emp e, LATERAL generate_series(1, e.id % 3) g ORDER BY e.id, g;
+SELECT e.id, ev.kind, ev.amount FROM emp e JOIN LATERAL (SELECT kind, amount FROM events WHERE emp_id = e.id ORDER BY amount DESC NULLS LAST, id LIMIT 1) ev ON true ORDER BY e.id;
+SELECT e.id, ev.n FROM emp e LEFT JOIN LATERAL (SELECT count(*) AS n FROM events WHERE emp_id = e.id) ev ON true ORDER BY e.id;
+SELECT n.id, c.label FROM nodes n LEFT JOIN LATERAL (SELECT label FROM nodes c WHERE c.parent_id = n.id ORDER BY c.id LIMIT 1) c ON true ORDER BY n.id;
+SELECT p.k, q.m FROM (SELECT DISTINCT k FROM pairs) p, LATERAL (SELECT max(v) AS m FROM pairs WHERE pairs.k = p.k) q ORDER BY p.k;
+SELECT w.id, s.part FROM words w, LATERAL unnest(string_to_array(w.note, ' ')) s(part) WHERE w.id IN (3, 8, 13) ORDER BY w.id, s.part;
+SELECT e.id, l.hi FROM emp e, LATERAL (SELECT greatest(e.salary, e.bonus * 100) AS hi) l ORDER BY e.id;
+SELECT e.id, sub.x FROM emp e, LATERAL (SELECT e.salary AS x WHERE e.salary > 90000) sub ORDER BY e.id;
+SELECT e.id, sub.x FROM emp e LEFT JOIN LATERAL (SELECT e.salary AS x WHERE e.salary > 90000) sub ON true ORDER BY e.id;
+SELECT d.name, top.name FROM dept d, LATERAL (SELECT name FROM emp WHERE emp.dept = d.name ORDER BY age DESC NULLS LAST, id LIMIT 2) top ORDER BY 1, 2;
+SELECT x, y FROM (VALUES (1), (2), (3)) a(x), LATERAL (SELECT x * 10 AS y UNION ALL SELECT x * 100) b ORDER BY x, y;
+SELECT x, s FROM (VALUES (1), (3)) a(x), LATERAL generate_series(x, x + 2) s ORDER BY x, s;
+SELECT e.id, m.name FROM emp e, LATERAL (SELECT name FROM emp m WHERE m.id = e.manager_id) m ORDER BY e.id;
