@@ -28,6 +28,9 @@ CLASSES = {
     "varchar(n) and char(n) casts truncate": "SELECT id, w::varchar(4), note::char(3) FROM words ORDER BY id",
     "left/right with a negative count": "SELECT id, left(w, -2), right(w, -2) FROM words ORDER BY id",
     "to_hex is lower case": "SELECT id, to_hex(id * 255) FROM words ORDER BY id",
+    "case-insensitive regular expression match ~* and !~*": (
+        "SELECT id, w ~* '^a', w !~* 'E' FROM words ORDER BY id"
+    ),
     "POSIX bracket classes in regular expressions": "SELECT id FROM words WHERE w ~ '[[:upper:]]' ORDER BY id",
     "a boolean reads t/f in concat(), true/false in ||": "SELECT emp.id, concat(w, active), name || active "
     "FROM emp, words "

@@ -3,6 +3,7 @@
 - char_casts: `x::varchar(n)` / `x::char(n)` keep the first n characters (an explicit cast truncates in
   PostgreSQL; Spark's VARCHAR(n) cast keeps the whole string) and char(n) pads with spaces
 - negative_lengths: left(s, -n) is all but the last n characters and right(s, -n) all but the first n (Spark: '')
+- case_insensitive_regex: `~*` / `!~*` are RLIKE with (?i) (sqlglot prints REGEXP_I_LIKE, which Spark lacks)
 - hex_case: to_hex() is lower case (Spark's hex(): upper case)
 - posix_classes: `[[:alpha:]]` and the other POSIX bracket classes of a regular expression literal become Java's
   `\\p{Alpha}` (Java reads `[:alpha:]` as the characters ':', 'a', 'l', …); ASCII classes, as PostgreSQL's in the
@@ -91,6 +92,20 @@ def hex_case(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
+def case_insensitive_regex(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.RegexpILike):
+            return node
+        pattern = node.expression
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            flagged: exp.Expr = exp.Literal.string("(?i)" + pattern.this)
+        else:
+            flagged = _fn("concat", exp.Literal.string("(?i)"), pattern)
+        return exp.RegexpLike(this=node.this, expression=flagged)
+
+    return tree.transform(rewrite, copy=False)
+
+
 POSIX_CLASSES = {
     "alpha": r"\p{Alpha}", "digit": r"\p{Digit}", "alnum": r"\p{Alnum}", "upper": r"\p{Upper}",
     "lower": r"\p{Lower}", "space": r"\s", "punct": r"\p{Punct}", "xdigit": r"\p{XDigit}", "blank": r"\p{Blank}",
@@ -114,4 +129,4 @@ def posix_classes(tree: exp.Expr) -> exp.Expr:
 
 # char_casts runs before spark_rules (spark_semantics.PRE_RULES): its cast to text is then spelled as PostgreSQL
 # spells a float (spark_rules.text_casts)
-TEXT_RULES: tuple[Rule, ...] = (negative_lengths, hex_case, posix_classes)
+TEXT_RULES: tuple[Rule, ...] = (negative_lengths, hex_case, case_insensitive_regex, posix_classes)
