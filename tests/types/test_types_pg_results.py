@@ -178,3 +178,22 @@ def test_copy_time_and_numeric_in_text_and_binary(sw: Conn, pg: Conn) -> None:
     finally:
         for conn in (sw, pg):
             conn.execute(f"DROP TABLE {name}")
+
+
+def test_views_and_create_table_as_type_averages_and_quotients_as_postgres(sw: Conn, pg: Conn, table: str) -> None:
+    """A view's avg() / numeric `/` columns and CREATE TABLE AS's are numeric, as PostgreSQL types them (their
+    values are computed further there: DECIMAL(38, 16), see docs/types.md)."""
+    view, copy = table + "_v", table + "_c"
+    sql = f"SELECT i, avg(m) AS a, max(m) / 3 AS q, avg(b) AS ab FROM {table} GROUP BY i"
+    for conn in (sw, pg):
+        conn.execute(f"CREATE VIEW {view} AS {sql}")
+        conn.execute(f"CREATE TABLE {copy} AS {sql}")
+    try:
+        for name in (view, copy):
+            empty = f"SELECT * FROM {name} LIMIT 0"
+            assert _answer(sw, empty, False) == _answer(pg, empty, False)
+            same(sw, pg, f"SELECT i, round(a, 10), round(q, 10), round(ab, 10) FROM {name} ORDER BY i")
+    finally:
+        for conn in (sw, pg):
+            conn.execute(f"DROP VIEW IF EXISTS {view}")
+            conn.execute(f"DROP TABLE IF EXISTS {copy}")

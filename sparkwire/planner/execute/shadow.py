@@ -21,6 +21,7 @@ from sparkwire.catalog import CatalogChange, CatalogState
 from sparkwire.catalog.objects import Item
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.pgtypes.registry import format_type
+from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.grammar.ddl import CreateView, parse_materialize_ddl
 from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
 
@@ -48,12 +49,32 @@ def definition_query(item: Item) -> exp.Expression:
     return parse(statement.query)
 
 
+def _column_types(state: CatalogState, item: Item, query: exp.Expression) -> dict[str, dict[str, str]]:
+    """The column types of the user relations a view's query reads, by name and alias, resolved as the view's own
+    schema resolves them (translate/numeric_types.py)."""
+    schema = state.schemas[item.schema_id]
+    database = state.databases[schema.database_id or ""]
+    names = Names(database=database.name, search_path=tuple(dict.fromkeys((schema.name, *Names().search_path))))
+    found: dict[str, dict[str, str]] = {}
+    try:
+        relations = user_relations(query, state, names)
+    except e.PgError:  # typing quotients is best effort; the view's own resolution reports its errors
+        return found
+    for node, relation in relations:
+        types = {c.name: format_type(c.type_oid, c.typmod) for c in relation.columns}
+        found[node.name] = types
+        found[node.alias_or_name] = types
+    return found
+
+
 def shadow_ddl(state: CatalogState, item: Item) -> str:
     """The DuckDB statement that creates the shadow of `item`."""
     name = f"{quote(_schema_name(state, item))}.{quote(item.name)}"
     if item.kind == "view":
         columns = ", ".join(quote(c.name) for c in item.columns)
-        return f"CREATE VIEW {name} ({columns}) AS {to_duckdb(definition_query(item), _CONTEXT, [])}"
+        query = definition_query(item)
+        known = _column_types(state, item, query)  # numeric quotients typed as Spark computes them
+        return f"CREATE VIEW {name} ({columns}) AS {to_duckdb(query, _CONTEXT, [], columns=known)}"
     columns = ", ".join(f"{quote(c.name)} {format_type(c.type_oid, c.typmod)}" for c in item.columns)
     return to_duckdb(parse(f"CREATE TABLE {name} ({columns})"), _CONTEXT, [])
 

@@ -291,7 +291,10 @@ class UserData:
         read: ReadContext,
         params: Sequence[object],
         param_types: Sequence[str],
+        results_as_text: bool = True,
     ) -> SparkArrowStream:
+        """`results_as_text`: the rows go to a client (numeric quotients as PostgreSQL's text); False when they are
+        written (INSERT … SELECT, CREATE TABLE AS)."""
         cluster = active_cluster(state, self.cluster_name())  # 42704 before waiting for Spark
         check_privilege(ObjectRef("cluster", cluster.id), "USAGE", state, names.role_id)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
@@ -303,7 +306,7 @@ class UserData:
         try:
             with on_behalf_of(self.execution_id):
                 facts = with_session_facts(tree, self._ctx())
-                query = executor.prepare(facts, state, names, read, param_types, results_as_text=True)
+                query = executor.prepare(facts, state, names, read, param_types, results_as_text=results_as_text)
             with self._lock:
                 self._job_tag = tag
             self.last_job_tag = tag  # EXPLAIN ANALYZE reads this statement's jobs by it
@@ -334,7 +337,7 @@ class UserData:
     def query_arrow(self, tree: exp.Expression, txn: WriteTxn | None) -> pa.Table:
         """A query over user relations (INSERT … SELECT, CREATE TABLE AS) as one Arrow table."""
         state, names = self._data.state, self._names()
-        stream = self._run_spark(tree, state, names, self._read(txn), (), ())
+        stream = self._run_spark(tree, state, names, self._read(txn), (), (), results_as_text=False)
         return pa.Table.from_batches(list(stream), schema=stream.schema)
 
     def cancel(self) -> bool:
@@ -394,7 +397,7 @@ class UserData:
     # ---- DDL, SHOW, EXPLAIN -------------------------------------------------------------------------------
 
     def describe_query(self, tree: exp.Expression) -> tuple[CatalogColumn, ...]:
-        columns = self._engine.describe(to_duckdb(tree, self._ctx(), []))
+        columns = self._engine.describe(to_duckdb(tree, self._ctx(), [], columns=self.column_types(tree)))
         out = []
         for column in columns:
             oid, typmod = pg_type_for_duckdb(column.engine_type)

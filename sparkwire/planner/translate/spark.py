@@ -143,7 +143,10 @@ def to_spark_sql(
         tree = rule(tree)
     tree = _annotated(tree, schema)
     tree = text_numeric_columns(tree, numeric_scales or {})
+    before = tree.sql(dialect="postgres")
     tree = pg_quotients(tree, schema or {}, results_as_text)
+    if tree.sql(dialect="postgres") != before:  # types as PostgreSQL's: a view's avg() column is numeric, not double
+        tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")
     for rule in (*PRE_RULES, *RULES, *POST_RULES):
         tree = rule(tree)
     _alias_outputs(tree, names)
