@@ -5,7 +5,10 @@ conditions (`PySparkException.getCondition()`, e.g. "UNRESOLVED_COLUMN.WITH_SUGG
 `_RULES` by their full name, then by the part before the first dot; each rule builds the message PostgreSQL would
 give from the condition's message parameters. An unknown condition keeps Spark's own SQLSTATE (Spark uses the SQL
 standard classes) and the first line of Spark's message without its "[CONDITION]" prefix and "SQLSTATE:" suffix.
-Anything that is not a PySparkException (py4j errors, a dead JVM) becomes XX000 with its first line only.
+A py4j error (a job that failed while its result was collected: PySpark does not convert those) is mapped by the
+innermost Java cause that carries an error condition ("Caused by: ...: [CONDITION] message SQLSTATE: 21000"): a
+rule without parameters, else the condition's SQLSTATE and its message. Anything else (a dead JVM) becomes XX000
+with its first line only.
 Resource failures come first, whatever the exception: a result over `spark.driver.maxResultSize` is 54000 and
 running out of memory (the JVM's OutOfMemoryError, Spark's memory manager, a broadcast that could not be built)
 is 53200 `out of memory`, with a detail saying which and a hint.
@@ -16,6 +19,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from pyspark.errors import PySparkException
 
@@ -116,8 +120,19 @@ def _raised(p: Params) -> errors.PgError:
     return errors.PgError.for_sqlstate(sqlstate)(message, sqlstate=sqlstate)
 
 
+@dataclass(frozen=True)
+class _Fixed:
+    """A rule whose message needs no parameters (so it also serves a condition found in a Java cause's text)."""
+
+    cls: type[errors.PgError]
+    message: str
+
+    def __call__(self, _params: Params) -> errors.PgError:
+        return self.cls(self.message)
+
+
 def _fixed(cls: type[errors.PgError], message: str) -> Rule:
-    return lambda _p: cls(message)
+    return _Fixed(cls, message)
 
 
 _RULES: dict[str, Rule] = {
@@ -143,6 +158,9 @@ _RULES: dict[str, Rule] = {
     ),
     "USER_RAISED_EXCEPTION": _raised,
     "OPERATION_CANCELED": _fixed(errors.QueryCanceled, "canceling statement due to user request"),
+    "SCALAR_SUBQUERY_TOO_MANY_ROWS": _fixed(
+        errors.CardinalityViolation, "more than one row returned by a subquery used as an expression"
+    ),
 }
 
 # Conditions whose PostgreSQL SQLSTATE differs from Spark's while Spark's message is fine once cleaned.
@@ -162,6 +180,8 @@ _OUT_OF_MEMORY = {
 }
 _SCANNED_CHARS = 200_000
 _PG_ERROR_IN_UDF = re.compile(r"sparkwire\.errors\.(\w+): ([^\n]*)")
+# a Java cause with an error condition, in a py4j error's text
+_JAVA_CONDITION = re.compile(r"^(?:Caused by: )?[\w.$]+: \[([A-Z0-9_.]+)\] ([^\n]*?)(?: SQLSTATE: (\w{5}))?$", re.M)
 
 
 def exception_text(exc: BaseException) -> str:
@@ -202,6 +222,9 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
         if isinstance(cls, type) and issubclass(cls, errors.PgError):
             return cls(raised.group(2).strip())
     if not isinstance(exc, PySparkException):
+        causes = _JAVA_CONDITION.findall(text)
+        if causes:
+            return _from_condition(*causes[-1])
         log.warning("Spark failed with an error that has no SQLSTATE: %s", text)
         first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
         return errors.InternalError(f"Spark failed: {first[:300]}")
@@ -213,3 +236,13 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
     base = condition.split(".", 1)[0]
     sqlstate = _SQLSTATE_OVERRIDES.get(base) or exc.getSqlState() or "XX000"
     return errors.PgError.for_sqlstate(sqlstate)(spark_message(exc), sqlstate=sqlstate)
+
+
+def _from_condition(condition: str, message: str, sqlstate: str) -> errors.PgError:
+    """A Java cause's error condition, message and SQLSTATE as a PgError (no message parameters to build from)."""
+    base = condition.split(".", 1)[0]
+    rule = _RULES.get(condition) or _RULES.get(base)
+    if isinstance(rule, _Fixed):
+        return rule({})
+    state = _SQLSTATE_OVERRIDES.get(base) or sqlstate or "XX000"
+    return errors.PgError.for_sqlstate(state)(message.strip(), sqlstate=state)

@@ -47,6 +47,9 @@ CLASSES = {
     "extract isoyear, century, millennium, decade": "SELECT id, extract(isoyear FROM hired), extract(century FROM "
     "hired), extract(millennium FROM hired), extract(decade FROM hired) FROM emp ORDER BY id",
     "extract of a time field from a date is 0A000": "SELECT extract(hour FROM hired) FROM emp",
+    "a scalar subquery of several rows is 21000 (a job's failure found in its Java cause)": (
+        "SELECT words.id AS k, (SELECT e.id FROM emp e) AS s FROM words ORDER BY k"
+    ),
 }
 
 
