@@ -181,7 +181,7 @@ _OUT_OF_MEMORY = {
 _SCANNED_CHARS = 200_000
 _PG_ERROR_IN_UDF = re.compile(r"sparkwire\.errors\.(\w+): ([^\n]*)")
 # a Java cause with an error condition, in a py4j error's text
-_JAVA_CONDITION = re.compile(r"^(?:Caused by: )?[\w.$]+: \[([A-Z0-9_.]+)\] ([^\n]*?)(?: SQLSTATE: (\w{5}))?$", re.M)
+_JAVA_CONDITION = re.compile(r"^(?:: |Caused by: )?[\w.$]+: \[([A-Z0-9_.]+)\] ([^\n]*?)(?: SQLSTATE: (\w{5}))?$", re.M)
 
 
 def exception_text(exc: BaseException) -> str:

@@ -47,6 +47,14 @@ CLASSES = {
     "extract isoyear, century, millennium, decade": "SELECT id, extract(isoyear FROM hired), extract(century FROM "
     "hired), extract(millennium FROM hired), extract(decade FROM hired) FROM emp ORDER BY id",
     "extract of a time field from a date is 0A000": "SELECT extract(hour FROM hired) FROM emp",
+    "NATURAL JOIN and USING under * list the join columns once": (
+        "SELECT * FROM pairs NATURAL JOIN (SELECT 1 AS k, 'extra' AS z) t ORDER BY v, tag"
+    ),
+    "FULL JOIN USING under * coalesces the join column": (
+        "SELECT * FROM pairs a FULL JOIN (SELECT k, v AS w FROM pairs WHERE k < 3) b USING (k) ORDER BY 1, 2, 3, 4"
+    ),
+    "COLLATE \"C\" orders by bytes": "SELECT id, w FROM words ORDER BY w COLLATE \"C\", id",
+    "an unknown collation is 42704": "SELECT id FROM words ORDER BY w COLLATE \"no_such_collation\"",
     "a scalar subquery of several rows is 21000 (a job's failure found in its Java cause)": (
         "SELECT words.id AS k, (SELECT e.id FROM emp e) AS s FROM words ORDER BY k"
     ),

@@ -76,19 +76,29 @@ class SparkPostgres(Spark):
             return _datatype_sql(self, expression)
 
 
+def _joins_by_name(tree: exp.Expr) -> bool:
+    """A USING or NATURAL join anywhere in `tree`."""
+    return any(
+        join.args.get("using") or str(join.args.get("method") or "").upper() == "NATURAL"
+        for join in tree.find_all(exp.Join)
+    )
+
+
 def _annotated(tree: exp.Expr, schema: Schema | None) -> exp.Expr:
     """Types on every node sqlglot can type; columns through `schema` when given."""
     mapping: dict[str, object] | None = {t: dict(cols) for t, cols in schema.items()} if schema else None
     if mapping:
         # an unknown table leaves its columns untyped; literals are still typed below. sqlglot asserts on an ORDER BY
-        # position that points into an unexpanded `*` (`SELECT * FROM t ORDER BY 1`): Spark orders by position itself
+        # position that points into an unexpanded `*` (`SELECT * FROM t ORDER BY 1`): Spark orders by position itself.
+        # qualify rewrites USING and NATURAL joins into ON conditions, so a `*` over them must be expanded with them
+        # (the join columns once, coalesced, as PostgreSQL lists them), or Spark would list them twice
         with contextlib.suppress(sqlglot.errors.SqlglotError, AssertionError):
             tree = qualify(
                 tree,
                 schema=mapping,
                 dialect="postgres",
                 quote_identifiers=False,
-                expand_stars=False,
+                expand_stars=_joins_by_name(tree),
                 validate_qualify_columns=False,
                 identify=False,
             )

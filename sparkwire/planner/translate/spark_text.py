@@ -8,6 +8,9 @@
 - posix_classes: `[[:alpha:]]` and the other POSIX bracket classes of a regular expression literal become Java's
   `\\p{Alpha}` (Java reads `[:alpha:]` as the characters ':', 'a', 'l', …); ASCII classes, as PostgreSQL's in the
   C locale
+- byte_order_collations: `COLLATE "C"` / `"POSIX"` / `"default"` / `ucs_basic` are Spark's own order (UTF8_BINARY
+  compares bytes, as the C collation does), so the clause is dropped (Spark knows no collation named C); any other
+  collation is left to Spark, which refuses an unknown name with 42704 as PostgreSQL does
 """
 
 from __future__ import annotations
@@ -129,4 +132,23 @@ def posix_classes(tree: exp.Expr) -> exp.Expr:
 
 # char_casts runs before spark_rules (spark_semantics.PRE_RULES): its cast to text is then spelled as PostgreSQL
 # spells a float (spark_rules.text_casts)
-TEXT_RULES: tuple[Rule, ...] = (negative_lengths, hex_case, case_insensitive_regex, posix_classes)
+_BYTE_ORDER_COLLATIONS = frozenset({"c", "posix", "default", "ucs_basic"})
+
+
+def byte_order_collations(tree: exp.Expr) -> exp.Expr:
+    def drop(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Collate) and node.expression.name.lower() in _BYTE_ORDER_COLLATIONS:
+            collated: exp.Expr = node.this
+            return collated
+        return node
+
+    return tree.transform(drop, copy=False)
+
+
+TEXT_RULES: tuple[Rule, ...] = (
+    negative_lengths,
+    hex_case,
+    case_insensitive_regex,
+    posix_classes,
+    byte_order_collations,
+)
