@@ -100,7 +100,8 @@ def test_schema_browser_and_table_metadata(seen: Seen) -> None:
 
 
 def _numbers(rows: Any) -> Any:
-    """Rows with numeric values as floats (sparkwire's sum(int4) is numeric, see test_sum_of_integers_is_bigint)."""
+    """Rows with numeric values as floats (the dataset's comparison is of values; test_sum_of_integers_is_bigint
+    compares the types too)."""
     def number(value: Any) -> Any:
         if isinstance(value, str):
             try:
@@ -158,7 +159,6 @@ def test_sqllab_result_set(seen: Seen) -> None:
     ]
 
 
-@pytest.mark.xfail(strict=True, reason="sum(int2/int4) is numeric (DuckDB's HUGEINT), PostgreSQL's is bigint")
 def test_sum_of_integers_is_bigint(seen: Seen) -> None:
     _, ours, theirs = seen
     assert ours["dataset"]["rows.timeseries"] == theirs["dataset"]["rows.timeseries"]
