@@ -15,8 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from sqlglot import exp
 
 from sparkwire import errors
-from sparkwire.planner.bind.naming import column_name
-from sparkwire.planner.translate.spark_rules import _resolve_output_reference
+from sparkwire.planner.translate.spark_rules import filtered_by_window
 
 Rule = Callable[[exp.Expr], exp.Expr]
 
@@ -62,38 +61,12 @@ def limit_values(tree: exp.Expr) -> exp.Expr:
 
 
 def _ranked(select: exp.Select, fetch: exp.Fetch) -> exp.Expr:
-    projections = list(select.expressions)
-    order: list[exp.Ordered] = list(select.args["order"].expressions)
-    inner = select.copy()
-    for key in ("order", "limit", "offset"):
-        inner.set(key, None)
-    names = [column_name(p) or "*" for p in projections]
-    inner_projections: list[exp.Expr] = []
-    for i, projection in enumerate(projections):
-        value: exp.Expr = projection.this if isinstance(projection, exp.Alias) else projection
-        inner_projections.append(exp.alias_(value.copy(), f"_t{i}"))
-    window_order: list[exp.Ordered] = []
-    outer_order: list[exp.Ordered] = []
-    for i, ordered in enumerate(order):
-        sort_key = _resolve_output_reference(ordered.this, projections)
-        inner_projections.append(exp.alias_(sort_key.copy(), f"_k{i}"))
-        item = ordered.copy()
-        item.set("this", sort_key)
-        window_order.append(item)
-        outer_item = ordered.copy()
-        outer_item.set("this", exp.column(f"_k{i}"))
-        outer_order.append(outer_item)
-    rank = exp.Window(this=exp.Anonymous(this="rank", expressions=[]), order=exp.Order(expressions=window_order))
-    inner_projections.append(exp.alias_(rank, "_rank"))
-    inner.set("expressions", inner_projections)
+    def rank(order: list[exp.Ordered]) -> exp.Expr:
+        return exp.Window(this=exp.Anonymous(this="rank", expressions=[]), order=exp.Order(expressions=order))
+
     count = fetch.args.get("count") or exp.Literal.number(1)
-    outer = (
-        exp.select(*[exp.alias_(exp.column(f"_t{i}"), name, quoted=True) for i, name in enumerate(names)])
-        .from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("_with_ties"))))
-        .where(exp.LTE(this=exp.column("_rank"), expression=count.copy()))
-    )
-    outer.set("order", exp.Order(expressions=outer_order))
-    return outer
+    within = exp.LTE(this=exp.column("_w"), expression=count.copy())
+    return filtered_by_window(select, ("order", "limit", "offset"), rank, within, "_with_ties")
 
 
 def with_ties(tree: exp.Expr) -> exp.Expr:

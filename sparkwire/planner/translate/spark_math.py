@@ -20,19 +20,12 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from sparkwire.engine.spark_errors import RAISED_MARKER as ERROR_MARKER
+from sparkwire.planner.translate.spark_rules import type_of
 
 Rule = Callable[[exp.Expr], exp.Expr]
 
 FLOAT_TYPES = frozenset({exp.DType.FLOAT, exp.DType.DOUBLE})
 NUMERIC_TYPES = frozenset({exp.DType.DECIMAL, exp.DType.BIGDECIMAL})
-
-
-def _type_of(node: exp.Expr) -> exp.DType | None:
-    data_type = node.type
-    if data_type is None or data_type.this == exp.DType.UNKNOWN:
-        return None
-    kind: exp.DType = data_type.this
-    return kind
 
 
 def _is_literal(node: exp.Expr) -> bool:
@@ -44,7 +37,7 @@ def _is_literal(node: exp.Expr) -> bool:
 
 def _kind(node: exp.Expr) -> exp.DType | None:
     """The PostgreSQL kind of a number: DECIMAL for a numeric literal, else its annotated type."""
-    return exp.DType.DECIMAL if _is_literal(node) else _type_of(node)
+    return exp.DType.DECIMAL if _is_literal(node) else type_of(node)
 
 
 def _fn(name: str, *args: exp.Expr) -> exp.Anonymous:

@@ -23,7 +23,7 @@ Each rule fixes one place where sqlglot's postgres -> spark output differs from 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
@@ -37,7 +37,7 @@ FLOAT_TYPES = frozenset({exp.DType.FLOAT, exp.DType.DOUBLE})
 DATETIME_TYPES = frozenset({exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ, exp.DType.DATE})
 
 
-def _type_of(node: exp.Expr) -> exp.DType | None:
+def type_of(node: exp.Expr) -> exp.DType | None:
     data_type = node.type
     if data_type is None or data_type.this == exp.DType.UNKNOWN:
         return None
@@ -60,7 +60,7 @@ def integer_division(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Div):
             return node
-        left, right = _type_of(node.this), _type_of(node.expression)
+        left, right = type_of(node.this), type_of(node.expression)
         if left not in INTEGER_TYPES or right not in INTEGER_TYPES:
             return node
         wide = exp.DType.BIGINT if exp.DType.BIGINT in (left, right) else exp.DType.INT
@@ -78,7 +78,7 @@ TEXT_TYPES = frozenset({exp.DType.TEXT, exp.DType.VARCHAR, exp.DType.CHAR, exp.D
 
 def _as_text(node: exp.Expr, boolean_letter: bool = False) -> exp.Expr:
     """`node::text` when its type is known and not text (text_casts then spells it as PostgreSQL does)."""
-    kind = _type_of(node)
+    kind = type_of(node)
     if kind is None or kind in TEXT_TYPES or kind == exp.DType.ARRAY:
         return node
     if kind == exp.DType.BOOLEAN and boolean_letter:  # concat() prints with boolout: 't' / 'f' (|| casts: 'true')
@@ -121,7 +121,7 @@ def date_difference(tree: exp.Expr) -> exp.Expr:
     """date - date is an integer number of days in PostgreSQL (Spark: an interval)."""
 
     def rewrite(node: exp.Expr) -> exp.Expr:
-        if isinstance(node, exp.Sub) and _type_of(node.this) == _type_of(node.expression) == exp.DType.DATE:
+        if isinstance(node, exp.Sub) and type_of(node.this) == type_of(node.expression) == exp.DType.DATE:
             return _fn("datediff", node.this, node.expression)
         return node
 
@@ -183,7 +183,7 @@ def text_casts(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Cast) or node.to.this not in (exp.DType.TEXT, exp.DType.VARCHAR):
             return node
-        source = _type_of(node.this)
+        source = type_of(node.this)
         if isinstance(node.this, exp.CurrentTimestamp):
             source = exp.DType.TIMESTAMPTZ
         if source in FLOAT_TYPES:
@@ -202,7 +202,7 @@ def integer_casts(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Cast) or node.to.this not in INTEGER_CASTS:
             return node
-        source = _type_of(node.this)
+        source = type_of(node.this)
         inner = node.this
         while isinstance(inner, exp.Paren | exp.Neg):
             inner = inner.this
@@ -333,44 +333,60 @@ def _resolve_output_reference(node: exp.Expr, projections: list[exp.Expr]) -> ex
     return node.copy()
 
 
-def _distinct_on(select: exp.Select) -> exp.Expr:
-    distinct = select.args["distinct"]
+def filtered_by_window(
+    select: exp.Select,
+    clear: Sequence[str],
+    window: Callable[[list[exp.Ordered]], exp.Expr],
+    keep: exp.Expr,
+    alias: str,
+) -> exp.Select:
+    """`select` (its `clear` clauses removed) under an outer SELECT: inside, its projections are `_p<i>`, its ORDER BY
+    keys `_k<i>` and `window(ORDER BY keys)` is `_w`; the outer one keeps the rows where `keep` (over `_w`) holds,
+    names the projections as `select` named them and orders by the keys. DISTINCT ON and FETCH … WITH TIES."""
     projections = list(select.expressions)
-    on_exprs = [_resolve_output_reference(e, projections) for e in distinct.args["on"].expressions]
     order: list[exp.Ordered] = list(select.args["order"].expressions) if select.args.get("order") else []
     inner = select.copy()
-    for key in ("distinct", "order", "limit", "offset"):
+    for key in clear:
         inner.set(key, None)
     names = [column_name(p) or "*" for p in projections]
     inner_projections: list[exp.Expr] = []
     for i, projection in enumerate(projections):
         value: exp.Expr = projection.this if isinstance(projection, exp.Alias) else projection
-        inner_projections.append(exp.alias_(value.copy(), f"_d{i}"))
+        inner_projections.append(exp.alias_(value.copy(), f"_p{i}"))
     window_order: list[exp.Ordered] = []
     outer_order: list[exp.Ordered] = []
     for i, ordered in enumerate(order):
         sort_key = _resolve_output_reference(ordered.this, projections)
-        inner_projections.append(exp.alias_(sort_key.copy(), f"_o{i}"))
+        inner_projections.append(exp.alias_(sort_key.copy(), f"_k{i}"))
         item = ordered.copy()
         item.set("this", sort_key)
         window_order.append(item)
         outer_item = ordered.copy()
-        outer_item.set("this", exp.column(f"_o{i}"))
+        outer_item.set("this", exp.column(f"_k{i}"))
         outer_order.append(outer_item)
-    window = exp.Window(
-        this=exp.RowNumber(),
-        partition_by=on_exprs,
-        order=exp.Order(expressions=window_order) if window_order else None,
-    )
-    inner_projections.append(exp.alias_(window, "_rn"))
+    inner_projections.append(exp.alias_(window(window_order), "_w"))
     inner.set("expressions", inner_projections)
     outer = (
-        exp.select(*[exp.alias_(exp.column(f"_d{i}"), name, quoted=True) for i, name in enumerate(names)])
-        .from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("_distinct_on"))))
-        .where(exp.EQ(this=exp.column("_rn"), expression=exp.Literal.number(1)))
+        exp.select(*[exp.alias_(exp.column(f"_p{i}"), name, quoted=True) for i, name in enumerate(names)])
+        .from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias))))
+        .where(keep)
     )
     if outer_order:
         outer.set("order", exp.Order(expressions=outer_order))
+    return outer
+
+
+def _distinct_on(select: exp.Select) -> exp.Expr:
+    projections = list(select.expressions)
+    on_exprs = [_resolve_output_reference(e, projections) for e in select.args["distinct"].args["on"].expressions]
+
+    def first_row(order: list[exp.Ordered]) -> exp.Expr:
+        return exp.Window(
+            this=exp.RowNumber(), partition_by=on_exprs, order=exp.Order(expressions=order) if order else None
+        )
+
+    first = exp.EQ(this=exp.column("_w"), expression=exp.Literal.number(1))
+    outer = filtered_by_window(select, ("distinct", "order", "limit", "offset"), first_row, first, "_distinct_on")
     outer.set("limit", select.args.get("limit"))
     outer.set("offset", select.args.get("offset"))
     return outer
@@ -393,7 +409,7 @@ def _series_array(node: exp.Expr) -> exp.Expr:
     start, stop = node.args["start"], node.args["end"]
     step = node.args.get("step") or exp.Literal.number(1)
     sequence = _fn("sequence", start.copy(), stop.copy(), step.copy())
-    if _type_of(annotate_types(start.copy(), dialect="postgres")) in DATETIME_TYPES:
+    if type_of(annotate_types(start.copy(), dialect="postgres")) in DATETIME_TYPES:
         non_empty: exp.Expr = exp.LTE(this=start.copy(), expression=stop.copy())
     else:
         ascending = exp.and_(
@@ -514,9 +530,9 @@ def result_types(tree: exp.Expr) -> exp.Expr:
             return exp.cast(node, exp.DType.BIGINT)
         if isinstance(node, exp.Avg) and isinstance(node.this, exp.Distinct):  # avg(DISTINCT integer)
             values = node.this.expressions
-            if len(values) == 1 and _type_of(values[0]) in INTEGER_TYPES:
+            if len(values) == 1 and type_of(values[0]) in INTEGER_TYPES:
                 node.this.set("expressions", [exp.cast(values[0], "decimal(20, 0)")])
-        elif isinstance(node, exp.Avg) and _type_of(node.this) in INTEGER_TYPES:
+        elif isinstance(node, exp.Avg) and type_of(node.this) in INTEGER_TYPES:
             node.set("this", exp.cast(node.this, "decimal(20, 0)"))
         return node
 
