@@ -80,3 +80,14 @@ def test_a_query_mixing_small_and_large_inputs_is_not_small(sw: Conn, pg: Conn, 
     assert sw.execute(query).fetchall() == pg.execute(query).fetchall()
     _, _, plan = _spark_run(sw, query)
     assert "AdaptiveSparkPlan" in plan
+
+
+def test_a_large_cross_product_of_small_inputs_is_not_small(sw: Conn, pg: Conn, tables: tuple[str, str]) -> None:
+    """40 rows four times over is 2.56M combinations, past SMALL_INPUT_WORK: one interpreted task would be slow."""
+    small, _ = tables
+    three = f"SELECT count(*) FROM {small} a, {small} b, {small} c WHERE a.c2 + b.c2 = c.c2"
+    four = f"SELECT count(*) FROM {small} a, {small} b, {small} c, {small} d WHERE a.c2 + b.c2 + c.c2 = d.c2"
+    for query in (three, four):
+        assert sw.execute(query).fetchall() == pg.execute(query).fetchall()
+    assert "AdaptiveSparkPlan" not in _spark_run(sw, three)[2]  # 64,000 combinations: small
+    assert "AdaptiveSparkPlan" in _spark_run(sw, four)[2]

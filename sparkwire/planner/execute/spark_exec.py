@@ -29,7 +29,9 @@ Contract:
     inside `on_behalf_of(execution_id)` (the statement that needed it: mz_spark_jobs shows it as that statement's
     work).
   - A `SparkQuery` can be run any number of times; each run reads the same data files. `small`: every source is
-    rows in memory (`Source.small`), so it is analysed and run in the engine's small-input session.
+    rows in memory (`Source.small`) and the product of the rows of every reference is at most `SMALL_INPUT_WORK`
+    (one interpreted task must not face a large cross product), so it is analysed and run in the engine's
+    small-input session.
 - Every failure is a PgError: 42P01/3F000 from name resolution, 0A000 for what is not supported (saying what),
   Spark's errors through engine/spark_errors.py.
 - Thread-safe: sessions share one executor; registration is serialized (spark_relations.py), queries run in
@@ -39,6 +41,7 @@ Contract:
 from __future__ import annotations
 
 import itertools
+import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -78,6 +81,7 @@ _UNTYPED_PARAMETERS = frozenset({"", "UNKNOWN", "NULL", '"NULL"'})
 _internal_tags = itertools.count(1)
 _statement = threading.local()  # the execution id internal computations on this thread are done for
 _TRANSLATIONS = 1024  # memoized translations kept (most recently used)
+SMALL_INPUT_WORK = 1_000_000  # the largest cross product of a small-input query's references (SparkQuery.small)
 
 
 @dataclass(frozen=True)
@@ -95,11 +99,16 @@ class SparkQuery:
 
     sql: str
     sources: tuple[Source, ...]
+    reference_rows: tuple[int, ...] = ()  # the rows of each reference to a source, in the order bound
 
     @property
     def small(self) -> bool:
-        """Every input is a few thousand rows in memory: it runs in the engine's small-input session."""
-        return bool(self.sources) and all(source.small for source in self.sources)
+        """Every input is a few thousand rows in memory, and their cross product (every reference, a bound on what
+        a join of them can make) at most SMALL_INPUT_WORK: it runs in the engine's small-input session, where one
+        interpreted task would be slow for a 3-way join of 1,500-row tables."""
+        if not self.sources or not all(source.small for source in self.sources):
+            return False
+        return math.prod(max(rows, 1) for rows in self.reference_rows) <= SMALL_INPUT_WORK
 
 
 def _keep_joins(node: exp.Table, replacement: exp.Expression) -> exp.Expression:
@@ -157,6 +166,7 @@ class _Binder:
         self._read = read
         self._written = read.txn.written_tables() if read.txn is not None else frozenset()
         self.sources: dict[str, Source] = {}
+        self.reference_rows: list[int] = []
 
     def bind(self, tree: exp.Expression, names: Names) -> exp.Expression:
         users = user_relations(tree, self._state, names)
@@ -178,6 +188,7 @@ class _Binder:
 
     def _register(self, source: Source) -> exp.Identifier:
         self.sources[source.name] = source
+        self.reference_rows.append(source.rows if source.rows is not None else SMALL_INPUT_WORK + 1)
         return exp.to_identifier(source.name)
 
     def _relation(self, node: exp.Table, item: Item) -> exp.Expression:
@@ -254,7 +265,11 @@ class SparkExecutor:
         reason = forbidden_in_spark(bound)
         if reason is not None:
             raise errors.InsufficientPrivilege(reason)
-        return SparkQuery(self._translate(bound, binder.sources, results_as_text), tuple(binder.sources.values()))
+        return SparkQuery(
+            self._translate(bound, binder.sources, results_as_text),
+            tuple(binder.sources.values()),
+            tuple(binder.reference_rows),
+        )
 
     def _translate(self, bound: exp.Expression, sources: dict[str, Source], results_as_text: bool) -> str:
         """`to_spark_sql`, memoized: the same bound text over the same sources translates the same way."""
