@@ -32,6 +32,7 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.params import decode_text
 from sparkwire.pgtypes.registry import format_type
+from sparkwire.planner.execute.unique_keys import check_unique
 
 NUMERIC, BPCHAR, VARCHAR, BOOL = 1700, 1042, 1043, 16
 _INTEGER_NAMES = {21: "smallint", 23: "integer", 20: "bigint"}
@@ -189,19 +190,6 @@ def check_not_null(rows: pa.Table, item: Item) -> None:
 
 
 def check_primary_key(rows: pa.Table, existing: pa.Table, item: Item) -> None:
-    key = list(item.primary_key)
-    if not key or rows.num_rows == 0:
-        return
-    new = rows.select(key)
-    combined = pa.concat_tables([existing.select(key).cast(new.schema), new])
-    counts = combined.group_by(key).aggregate([([], "count_all")])
-    if pc.max(counts.column("count_all")).as_py() <= 1:
-        return
-    seen = set(zip(*(existing.column(k).to_pylist() for k in key), strict=True))
-    for values in zip(*(new.column(k).to_pylist() for k in key), strict=True):
-        if values in seen:
-            raise e.UniqueViolation(
-                f'duplicate key value violates unique constraint "{item.name}_pkey"',
-                detail=f"Key ({', '.join(key)})=({', '.join(_render(v) for v in values)}) already exists.",
-            )
-        seen.add(values)
+    """A primary key is a unique constraint `<table>_pkey` over columns NOT NULL has already checked."""
+    if item.primary_key:
+        check_unique(rows, existing, f"{item.name}_pkey", list(item.primary_key))
