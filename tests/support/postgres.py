@@ -54,7 +54,8 @@ class PostgresOracle:
         return f"host=127.0.0.1 port={self.port} user=postgres dbname=postgres"
 
     @classmethod
-    def start(cls, workdir: Path) -> PostgresOracle:
+    def start(cls, workdir: Path, settings: dict[str, str] | None = None) -> PostgresOracle:
+        """`settings`: extra server settings (`-c name=value`), applied after the defaults so they win."""
         bindir = pg_bin_dir()
         if os.geteuid() == 0:
             workdir = Path(tempfile.mkdtemp(prefix="sparkwire-pg-"))
@@ -76,7 +77,7 @@ class PostgresOracle:
             f"-c port={port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={datadir} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=50 "
             "-c shared_buffers=128MB -c TimeZone=UTC -c log_min_messages=warning"
-        )
+        ) + "".join(f" -c {name}={value}" for name, value in (settings or {}).items())
         subprocess.run(
             _as_postgres_user(
                 [str(bindir / "pg_ctl"), "-D", str(datadir), "-o", opts, "-l", str(datadir / "log"), "-w",
