@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PG_BIN_CANDIDATES = (Path("/usr/lib/postgresql/15/bin"),)
+# What logical replication (the PostgreSQL source's tests) needs of the upstream server.
+LOGICAL_REPLICATION = {"wal_level": "logical", "max_replication_slots": "20", "max_wal_senders": "20"}
 
 
 def free_port() -> int:
