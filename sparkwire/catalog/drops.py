@@ -142,8 +142,11 @@ def _by_oid(state: CatalogState, ids: Iterable[str]) -> list[str]:
 
 
 def _is_automatic(state: CatalogState, item_id: str, dropping: set[str]) -> bool:
-    """An index goes with the object it indexes without being reported, as in PostgreSQL."""
+    """An index goes with the object it indexes without being reported, as in PostgreSQL; a subsource or progress
+    collection with its source, as in Materialize."""
     item = state.items[item_id]
+    if item.kind == "source" and item.source_type in ("subsource", "progress"):
+        return any(dep in dropping for dep in item.dependencies)
     return item.kind == "index" and item.on_id in dropping
 
 

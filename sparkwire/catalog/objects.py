@@ -142,6 +142,9 @@ class ItemSpec:
     Index fields: `on_id`, `keys` (SQL expressions; an empty tuple is the empty key), `is_default_index`.
     `cluster_id` is set for indexes, materialized views, sources and sinks. `primary_key` names columns.
     `unique`: a UNIQUE index (its keys are columns), enforced on writes like the primary key (NULLs are distinct).
+    Sources (sparkwire/sources/): `source_type` is Materialize's mz_sources.type (`load-generator`, `postgres`,
+    `subsource`, `progress`); `source_options` the JSON the source type's module reads (a subsource's: the upstream
+    it is fed from). A subsource or progress collection depends on its source.
     """
 
     kind: ItemKind
@@ -157,6 +160,8 @@ class ItemSpec:
     cluster_id: str | None = None
     primary_key: tuple[str, ...] = ()
     unique: bool = False
+    source_type: str | None = None
+    source_options: str = ""
 
     @property
     def references(self) -> frozenset[str]:
@@ -202,6 +207,8 @@ class Item(ItemSpec):
             cluster_id=spec.cluster_id,
             primary_key=spec.primary_key,
             unique=spec.unique,
+            source_type=spec.source_type,
+            source_options=spec.source_options,
         )
 
 

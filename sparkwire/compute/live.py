@@ -20,6 +20,7 @@ from sparkwire.catalog.cluster_relations import (
     REPLICA_STATUSES,
     REPLICA_UTILIZATION,
 )
+from sparkwire.catalog.relations.relation import BuiltinRelation
 from sparkwire.compute.controller import ClusterController
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.introspection.tables import engine_type, quoted, table_sql
@@ -29,12 +30,19 @@ _ARROW: dict[str, tuple[pa.DataType, str]] = {
     "text": (pa.string(), "VARCHAR"),
     "uint8": (pa.uint64(), "UBIGINT"),
     "double precision": (pa.float64(), "DOUBLE"),
+    "boolean": (pa.bool_(), "BOOLEAN"),
     "timestamp with time zone": (pa.timestamp("us", tz="UTC"), "TIMESTAMPTZ"),
 }
 
 
 def _install(engine: DuckDBEngine, name: str, rows: Rows) -> None:
-    rel = next(r for r in CLUSTER_RELATIONS if r.name == name)
+    install_live_view(engine, next(r for r in CLUSTER_RELATIONS if r.name == name), rows)
+
+
+def install_live_view(engine: DuckDBEngine, rel: BuiltinRelation, rows: Rows) -> None:
+    """Replace the store's table of the live relation `rel` by a view over `rows()` (columns of type text, uint8,
+    double precision, boolean or timestamp with time zone)."""
+    name = rel.name
     struct_type = pa.struct([(column, _ARROW[pg_type][0]) for column, pg_type in rel.columns])
     list_type = pa.list_(struct_type)
     function = f"sw_{name}"

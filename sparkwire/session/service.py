@@ -116,7 +116,7 @@ class PlannerService:
         self.backends: BackendSignals | None = None  # the server's connections (cli.py sets it)
         self._catalog.add_listener(ShadowListener(self._engine.connect(), state))
         self._catalog.add_listener(_GenerationBump(self._schema))
-        self._data = DataPlane(self._catalog, self._storage, self._spark, self._engine)
+        self._data = DataPlane(self._catalog, self._storage, self._spark, self._engine, data_dir.resolve())
         self._data.reconcile()
         data = self._data  # live Spark work and freshness, fed from the side (introspection/workload/)
         catalog_state, snapshot = (lambda: data.state), data.snapshot
@@ -234,6 +234,7 @@ class PlannerService:
             log.exception("stopping Spark failed")
         self._history.close()
         self._sessions.close()
+        self._data.close()  # source ingestion (its threads commit to storage)
         self._storage.close()
         self._catalog.close()
         self._engine.close()

@@ -309,19 +309,7 @@ MZ_RELATIONS: tuple[BuiltinRelation, ...] = (
         "create_sql text, redacted_create_sql text",
         _types,
     ),
-    # No sources or sinks exist yet (CREATE SOURCE / SINK are not supported): Materialize's columns, no rows.
-    BuiltinRelation(
-        "mz_catalog",
-        "mz_sources",
-        16716,
-        parse_columns(
-            "id text, oid oid, schema_id text, name text, type text, connection_id text, size text, "
-            "envelope_type text, key_format text, value_format text, cluster_id text, owner_id text, "
-            f"privileges {_ACL}, create_sql text, redacted_create_sql text"
-        ),
-        no_rows,
-        from_state=False,
-    ),
+    # mz_sources is in catalog/source_relations.py. No sinks exist (CREATE SINK is not supported): no rows.
     BuiltinRelation(
         "mz_catalog",
         "mz_sinks",

@@ -21,6 +21,9 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   sent). `clusters` (compute/controller.py) picks the cluster replica's FAIR pool every Spark job runs in — a
   materialized view's or index's refresh runs on the object's cluster — and tracks what runs where; it follows every
   catalog commit. `spark_jobs` is the live Spark work feed when the service started one (progress notices read it).
+- `sources` (sparkwire/sources/manager.py) runs one ingestion per source, following every catalog commit and started
+  by `reconcile()`; every source and subsource has a storage table like a table's (created and dropped here), which
+  queries, views, materialized views and indexes read like a table's. `close()` stops ingestion (at shutdown).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import pyarrow as pa
 from sqlglot import exp
@@ -50,16 +54,21 @@ from sparkwire.planner.execute.unique_keys import check_unique_index, key_column
 from sparkwire.planner.execute.writes import storage_schema
 from sparkwire.planner.statements.notice_service import NoticeService
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb
+from sparkwire.sources.live import install_source_views
+from sparkwire.sources.manager import Sources
 from sparkwire.storage import Storage
 from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 SPARK_WAIT_SECONDS = 600.0
+STORED_KINDS = frozenset({"table", "source"})  # relations whose rows are a storage table of the same id
 _BUILTIN_CONTEXT = SessionContext(0, "materialize", 0)
 
 
 class DataPlane:
-    def __init__(self, catalog: Catalog, storage: Storage, spark: SparkEngine, duck: DuckDBEngine) -> None:
+    def __init__(
+        self, catalog: Catalog, storage: Storage, spark: SparkEngine, duck: DuckDBEngine, data_dir: Path | None = None
+    ) -> None:
         self.catalog = catalog
         self.storage = storage
         self.spark = spark
@@ -75,6 +84,8 @@ class DataPlane:
         self.spark_jobs: SparkJobsFeed | None = None  # live Spark work, set by the service (progress notices)
         self.clusters = ClusterController(spark, catalog.state)  # which replica's pool runs what (compute/)
         install_live_views(duck, self.clusters)
+        self.sources = Sources(storage, catalog.write_ts, self.clusters, data_dir)
+        install_source_views(duck, self.sources.health)
 
     @property
     def state(self) -> CatalogState:
@@ -89,12 +100,16 @@ class DataPlane:
                 self._check_unique(before, op.spec)
         result = self.catalog.transact(ops)
         self.clusters.sync(result.state)
+        if result.dropped:
+            self.sources.sync(result.state)  # a dropped source stops before its storage goes
         for ref in result.dropped:
             self._forget(before, ref)
         for ref in result.created:
             item = result.state.items.get(ref.id) if ref.kind == "item" else None
-            if item is not None and item.kind == "table":
+            if item is not None and item.kind in STORED_KINDS:
                 self.ensure_table(item)
+        if result.created:
+            self.sources.sync(result.state)
         return result
 
     def _check_unique(self, state: CatalogState, spec: ItemSpec) -> None:
@@ -112,7 +127,7 @@ class DataPlane:
         if item is None:
             return
         self.resident.drop(item.id)
-        if item.kind == "table" and item.id in self.storage.tables():
+        if item.kind in STORED_KINDS and item.id in self.storage.tables():
             self.storage.drop_table(item.id)
 
     def ensure_table(self, item: Item) -> None:
@@ -125,11 +140,15 @@ class DataPlane:
 
     def reconcile(self) -> None:
         """Make storage hold exactly the catalog's tables (after a crash between the two commits)."""
-        tables = {i.id: i for i in self.state.items.values() if i.kind == "table"}
+        tables = {i.id: i for i in self.state.items.values() if i.kind in STORED_KINDS}
         for table_id in self.storage.tables() - tables.keys():
             self.storage.drop_table(table_id)
         for item in tables.values():
             self.ensure_table(item)
+        self.sources.sync(self.state)
+
+    def close(self) -> None:
+        self.sources.close()
 
     def snapshot(self) -> Snapshot:
         return self.storage.snapshot()
@@ -173,7 +192,7 @@ class DataPlane:
         return table
 
     def _contents(self, item: Item, state: CatalogState, snapshot: Snapshot) -> pa.Table:
-        if item.kind == "table":
+        if item.kind in STORED_KINDS:
             return snapshot.read_arrow(item.id)
         schema = state.schemas[item.schema_id]
         database = state.databases[schema.database_id or ""].name

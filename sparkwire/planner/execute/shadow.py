@@ -25,7 +25,7 @@ from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.grammar.ddl import CreateView, parse_materialize_ddl
 from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
 
-SHADOWED_KINDS = frozenset({"table", "view", "materialized-view"})
+SHADOWED_KINDS = frozenset({"table", "view", "materialized-view", "source"})
 _CONTEXT = SessionContext(0, "materialize", 0)
 
 
@@ -85,7 +85,7 @@ def _drop_ddl(state: CatalogState, item: Item) -> str:
 
 
 def _shadowed(state: CatalogState) -> dict[str, Item]:
-    return {i.id: i for i in state.items.values() if i.kind in SHADOWED_KINDS}
+    return {i.id: i for i in state.items.values() if i.kind in SHADOWED_KINDS and (i.columns or i.kind != "source")}
 
 
 class ShadowListener:

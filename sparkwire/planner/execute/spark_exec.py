@@ -193,7 +193,7 @@ class _Binder:
 
     def _relation(self, node: exp.Table, item: Item) -> exp.Expression:
         columns = [c.name for c in item.columns]
-        if item.kind == "table":
+        if item.kind in ("table", "source"):  # a source's collection is stored like a table's
             return exp.Table(this=self._register(self._table(item)), alias=_alias(node, columns, rename=False))
         if item.kind == "materialized-view" and self._executor.resident is not None:
             contents = self._executor.resident(item, self._read)

@@ -55,12 +55,14 @@ from sparkwire.planner.grammar import cluster as cg
 from sparkwire.planner.grammar import ddl as g
 from sparkwire.planner.grammar.comment import CommentOn
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
+from sparkwire.planner.grammar.sources import CreateSource
 from sparkwire.planner.planning.plan import Plan
 from sparkwire.planner.security.privileges import check_dml, check_ops, check_privilege, check_read, check_write
 from sparkwire.planner.statements.byte_sizes import describe_byte_size
 from sparkwire.planner.statements.clusters import active_cluster, plan_cluster
 from sparkwire.planner.statements.comment import plan_comment
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
+from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.statements.rbac import plan_rbac
 from sparkwire.planner.statements.show_objects import show_objects
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
@@ -74,7 +76,8 @@ CLUSTER_STATEMENTS = (
     cg.CreateCluster, cg.CreateClusterReplica, cg.AlterCluster, cg.DropCluster, cg.DropClusterReplica
 )  # fmt: skip
 DDL_STATEMENTS = (
-    g.CreateTable, g.CreateView, g.CreateIndex, g.CreateSchema, g.DropObjects, g.AlterRename, *CLUSTER_STATEMENTS
+    g.CreateTable, g.CreateView, g.CreateIndex, g.CreateSchema, g.DropObjects, g.AlterRename, *CLUSTER_STATEMENTS,
+    CreateSource,
 )  # fmt: skip
 
 
@@ -425,6 +428,12 @@ class UserData:
             return rbac.tag
         if isinstance(statement, CLUSTER_STATEMENTS):
             planned = plan_cluster(statement, state, names.role_id, names.context)
+        elif isinstance(statement, CreateSource):  # two catalog transactions, applied by create_source itself
+            ctx = DdlContext(state, names, self.describe_query, self.cluster_name())
+            planned = create_source(statement, ctx, self._data.transact, self._data.sources.data_dir)
+            for notice in planned.notices:
+                self._notify(notice)
+            return planned.tag
         else:
             planned = plan_ddl(statement, DdlContext(state, names, self.describe_query, self.cluster_name()))
         check_ops(planned.ops, state, names.role_id)

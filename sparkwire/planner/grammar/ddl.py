@@ -27,8 +27,9 @@ from sparkwire.planner.grammar import cluster as c
 from sparkwire.planner.grammar.cluster import ClusterStatement
 from sparkwire.planner.grammar.ddl_parser import DdlParser, Name, RelationKind, quote, relation_kind
 from sparkwire.planner.grammar.show import ShowStatement, parse_show
+from sparkwire.planner.grammar.sources import CreateSource, parse_create_source
 
-DropKind = Literal["table", "view", "materialized-view", "index", "schema"]
+DropKind = Literal["table", "view", "materialized-view", "index", "schema", "source"]
 
 
 
@@ -101,7 +102,9 @@ class AlterRename:
     if_exists: bool = False
 
 
-DdlStatement = CreateTable | CreateView | CreateIndex | CreateSchema | DropObjects | AlterRename | ClusterStatement
+DdlStatement = (
+    CreateTable | CreateView | CreateIndex | CreateSchema | DropObjects | AlterRename | ClusterStatement | CreateSource
+)
 Statement = DdlStatement | ShowStatement
 
 # Words that end a column type or a DEFAULT expression inside a column definition.
@@ -310,6 +313,8 @@ def _create(p: DdlParser) -> Statement | None:
         return CreateSchema(name, if_not_exists)
     if p.accept("cluster"):
         return c.parse_create(p)
+    if p.accept("source"):
+        return parse_create_source(p)
     if w not in _OTHER_OBJECTS:
         raise p.error()
     words = [w]
@@ -336,7 +341,7 @@ def _drop(p: DdlParser) -> Statement | None:
         return None
     if p.accept("cluster"):
         return c.parse_drop(p)
-    kind: DropKind | None = "schema" if p.accept("schema") else relation_kind(p)
+    kind: DropKind | None = "schema" if p.accept("schema") else "source" if p.accept("source") else relation_kind(p)
     if kind is None:
         if w is None:
             raise p.error()

@@ -1,6 +1,7 @@
 """Materialize's SHOW statements for objects: SHOW TABLES / VIEWS / MATERIALIZED VIEWS / INDEXES / SCHEMAS /
-DATABASES / CLUSTERS / CLUSTER REPLICAS / OBJECTS [FROM s] [IN CLUSTER c] [ON obj] [LIKE 'p' | WHERE …],
-SHOW [EXTENDED] [FULL] COLUMNS FROM obj, SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX obj.
+DATABASES / CLUSTERS / CLUSTER REPLICAS / OBJECTS / SOURCES / SUBSOURCES [FROM s] [IN CLUSTER c] [ON obj]
+[LIKE 'p' | WHERE …], SHOW [EXTENDED] [FULL] COLUMNS FROM obj, SHOW CREATE TABLE | VIEW | MATERIALIZED VIEW | INDEX |
+SOURCE obj.
 
 Contract: `parse_show(p)` continues a `DdlParser` positioned after SHOW and returns a `ShowObjects`,
 `ShowColumns` or `ShowCreate`, or None when what follows SHOW is none of those (a variable: `utility.py`'s).
@@ -15,7 +16,7 @@ from sparkwire.planner.grammar.ddl_parser import DdlParser, Name, RelationKind, 
 
 ShowWhat = Literal[
     "tables", "views", "materialized-views", "indexes", "schemas", "databases", "clusters", "objects",
-    "cluster-replicas",
+    "cluster-replicas", "sources", "subsources",
 ]
 
 
@@ -38,7 +39,7 @@ class ShowColumns:
 
 @dataclass(frozen=True, slots=True)
 class ShowCreate:
-    kind: RelationKind
+    kind: RelationKind | Literal["source"]
     name: Name
 
 ShowStatement = ShowObjects | ShowColumns | ShowCreate
@@ -56,12 +57,14 @@ _SHOW_WORDS: tuple[tuple[tuple[str, ...], ShowWhat], ...] = (
     (("clusters",), "clusters"),
     (("cluster", "replicas"), "cluster-replicas"),
     (("objects",), "objects"),
+    (("sources",), "sources"),
+    (("subsources",), "subsources"),
 )
 
 
 def parse_show(p: DdlParser) -> ShowStatement | None:
     if p.accept("create"):
-        kind = relation_kind(p)
+        kind: RelationKind | Literal["source"] | None = "source" if p.accept("source") else relation_kind(p)
         if kind is None:
             return None
         name = p.object_name()
@@ -86,7 +89,7 @@ def parse_show(p: DdlParser) -> ShowStatement | None:
             from_ = p.object_name()
         elif p.accept("cluster"):
             cluster = p.name()
-        elif what == "indexes" and p.accept("on"):
+        elif what in ("indexes", "subsources") and p.accept("on"):
             on = p.object_name()
         else:
             break

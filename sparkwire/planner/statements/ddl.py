@@ -481,6 +481,10 @@ def _drop_items(stmt: g.DropObjects, ctx: DdlContext) -> DdlPlan:
                 notices.append(Notice(f"{message}, skipping"))
                 continue
             raise e.UndefinedObject(message) if kind == "index" else e.UndefinedTable(message)
+        if item.source_type == "progress":
+            raise e.FeatureNotSupported(
+                f'cannot drop progress collection "{name.written}"', hint="DROP SOURCE drops it with its source."
+            )
         if item.kind != kind:
             raise e.WrongObjectType(
                 f'"{name.written}" is not {with_article(noun(kind))}',

@@ -4,7 +4,8 @@ DATABASES / CLUSTERS / OBJECTS, SHOW COLUMNS and SHOW CREATE ….
 Contract: `show_objects(stmt, state, names)` returns the RowDescription fields and the rows, computed from the
 catalog snapshot alone. Columns, their order and the row order are Materialize's (its `mz_show_*` projections,
 rows sorted by every column, SHOW COLUMNS by position): SHOW TABLES / VIEWS / SCHEMAS / DATABASES → name, comment;
-SHOW MATERIALIZED VIEWS → name, cluster, comment; SHOW INDEXES → name, on, cluster, key (text[], a Python list of
+SHOW MATERIALIZED VIEWS → name, cluster, comment; SHOW SOURCES → name, type, cluster, comment; SHOW SUBSOURCES
+[ON source] → name, type; SHOW INDEXES → name, on, cluster, key (text[], a Python list of
 key expressions), comment; SHOW CLUSTERS → name, replicas, comment; SHOW OBJECTS → name, type, comment; SHOW
 COLUMNS → name, nullable (bool), type, comment; SHOW CREATE … → name (fully qualified), create_sql. Comments are
 COMMENT ON's; replicas are not recorded: NULL. Without FROM, objects come from the first schema of the search path
@@ -162,8 +163,28 @@ def _objects(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tupl
                 if i.kind == "materialized-view" and cluster in (None, i.cluster_id)
             ]
             return _fields("name", "cluster", "comment"), rows
+        case "sources":
+            cluster = state.resolve_cluster(stmt.cluster).id if stmt.cluster is not None else None
+            sources = [i for i in items if i.kind == "source" and cluster in (None, _source_cluster(state, i))]
+            return _fields("name", "type", "cluster", "comment"), [
+                (i.name, i.source_type, _cluster_name(state, _source_cluster(state, i)), _comment(state, "item", i.id))
+                for i in sources
+            ]
+        case "subsources":
+            on = _item(stmt.on, state, names).id if stmt.on is not None else None
+            subsources = [i for i in items if i.kind == "source" and i.source_type in ("subsource", "progress")]
+            rows = [(i.name, i.source_type) for i in subsources if on in (None, *i.dependencies)]
+            return _fields("name", "type"), list(rows)
         case _:  # objects
             return _fields("name", "type", "comment"), [(i.name, i.kind, _comment(state, "item", i.id)) for i in items]
+
+
+def _source_cluster(state: CatalogState, item: Item) -> str | None:
+    """A source's cluster; a subsource's is its source's."""
+    if item.cluster_id is not None:
+        return item.cluster_id
+    owner = next((state.items[d] for d in item.dependencies if d in state.items), None)
+    return None if owner is None else owner.cluster_id
 
 
 def _indexes(stmt: ShowObjects, state: CatalogState, names: Names) -> tuple[tuple[Field, ...], list[Row]]:

@@ -1,0 +1,179 @@
+"""What every source is doing, for mz_internal.mz_source_statuses, mz_source_status_history and
+mz_source_statistics (sources/live.py serves them).
+
+Contract: `SourceHealth` is one per process, thread-safe. `set(ids, status, error, details)` records a status of
+sources (a source and its subsources and progress collection move together; a subsource's own error is set on it
+alone) and appends to the history only when a source's (status, error) changes. Statuses are Materialize's:
+`created`, `starting`, `running`, `paused`, `stalled`, `failed`, `dropped`. `forget(ids)` drops them from the
+statuses (their history and a last `dropped` row stay). Statistics accumulate per source (primary) since the
+server started; `committed(...)` is called once per durable batch. The history lives in memory: it starts anew
+with the server (each source's first row after a restart is `starting`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+def now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+@dataclass(slots=True)
+class _Status:
+    name: str
+    type: str
+    status: str
+    error: str | None
+    details: str | None
+    changed_at: datetime.datetime
+    replica_id: str | None
+
+
+@dataclass(slots=True)
+class Statistics:
+    messages_received: int = 0
+    bytes_received: int = 0
+    updates_staged: int = 0
+    updates_committed: int = 0
+    records_indexed: int = 0
+    bytes_indexed: int = 0
+    snapshot_records_known: int | None = None
+    snapshot_records_staged: int | None = None
+    snapshot_committed: bool = False
+    offset_known: int | None = None
+    offset_committed: int | None = None
+    replica_id: str | None = None
+    batches: int = 0
+
+
+def _offset_number(offset: str) -> int | None:
+    try:
+        return int(offset)
+    except ValueError:
+        return None
+
+
+class SourceHealth:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._statuses: dict[str, _Status] = {}
+        self._history: list[tuple[object, ...]] = []
+        self._statistics: dict[str, Statistics] = {}
+
+    def register(self, source_id: str, name: str, type_: str) -> None:
+        with self._lock:
+            if source_id not in self._statuses:
+                self._statuses[source_id] = _Status(name, type_, "created", None, None, now(), None)
+
+    def set(
+        self,
+        ids: Iterable[str],
+        status: str,
+        error: str | None = None,
+        details: dict[str, object] | None = None,
+        replica_id: str | None = None,
+    ) -> None:
+        at = now()
+        text = None if details is None else json.dumps(details, sort_keys=True)
+        with self._lock:
+            for source_id in ids:
+                current = self._statuses.get(source_id)
+                if current is None:
+                    continue
+                if (current.status, current.error) == (status, error):
+                    continue
+                current.status, current.error, current.details = status, error, text
+                current.changed_at, current.replica_id = at, replica_id
+                self._history.append((at, source_id, status, error, text, replica_id))
+
+    def status_of(self, source_id: str) -> tuple[str, str | None] | None:
+        with self._lock:
+            found = self._statuses.get(source_id)
+            return None if found is None else (found.status, found.error)
+
+    def forget(self, ids: Iterable[str]) -> None:
+        self.set(ids, "dropped")
+        with self._lock:
+            for source_id in ids:
+                self._statuses.pop(source_id, None)
+                self._statistics.pop(source_id, None)
+
+    def statistics(self, source_id: str) -> Statistics:
+        with self._lock:
+            return self._statistics.setdefault(source_id, Statistics())
+
+    def committed(
+        self,
+        source_id: str,
+        *,
+        messages: int,
+        size: int,
+        updates: int,
+        offset: str,
+        snapshot: bool,
+        snapshot_done: bool,
+    ) -> None:
+        with self._lock:
+            s = self._statistics.setdefault(source_id, Statistics())
+            s.batches += 1
+            s.messages_received += messages
+            s.bytes_received += size
+            s.updates_staged += updates
+            s.updates_committed += updates
+            s.records_indexed += updates
+            s.bytes_indexed += size
+            if snapshot:
+                s.snapshot_records_known = (s.snapshot_records_known or 0) + updates
+                s.snapshot_records_staged = (s.snapshot_records_staged or 0) + updates
+            if snapshot_done or not snapshot:
+                s.snapshot_committed = True
+            number = _offset_number(offset)
+            s.offset_known = s.offset_committed = number
+
+    # ---- the relations' rows ---------------------------------------------------------------------------------
+
+    def statuses(self) -> list[dict[str, object]]:
+        with self._lock:
+            return [
+                {
+                    "id": source_id,
+                    "name": s.name,
+                    "type": s.type,
+                    "last_status_change_at": s.changed_at,
+                    "status": s.status,
+                    "error": s.error,
+                    "details": s.details,
+                }
+                for source_id, s in self._statuses.items()
+            ]
+
+    def history(self) -> list[dict[str, object]]:
+        keys = ("occurred_at", "source_id", "status", "error", "details", "replica_id")
+        with self._lock:
+            return [dict(zip(keys, row, strict=True)) for row in self._history]
+
+    def statistics_rows(self) -> list[dict[str, object]]:
+        with self._lock:
+            return [
+                {
+                    "id": source_id,
+                    "replica_id": s.replica_id,
+                    "messages_received": s.messages_received,
+                    "bytes_received": s.bytes_received,
+                    "updates_staged": s.updates_staged,
+                    "updates_committed": s.updates_committed,
+                    "records_indexed": s.records_indexed,
+                    "bytes_indexed": s.bytes_indexed,
+                    "snapshot_records_known": s.snapshot_records_known,
+                    "snapshot_records_staged": s.snapshot_records_staged,
+                    "snapshot_committed": s.snapshot_committed,
+                    "offset_known": s.offset_known,
+                    "offset_committed": s.offset_committed,
+                }
+                for source_id, s in self._statistics.items()
+            ]
