@@ -14,6 +14,7 @@ from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.catalog.relations.pg_depend import PG_DEPEND_RELATIONS
 from sparkwire.catalog.relations.pg_items import PG_ITEM_RELATIONS
 from sparkwire.catalog.relations.relation import BuiltinRelation
+from sparkwire.catalog.secret_relations import SECRET_RELATIONS
 from sparkwire.catalog.source_relations import SOURCE_RELATIONS
 from sparkwire.introspection.workload.relations import WORKLOAD_RELATIONS
 from sparkwire.notices.relations import NOTICE_RELATIONS
@@ -27,6 +28,7 @@ RELATIONS: tuple[BuiltinRelation, ...] = (
     *ROUTINE_RELATIONS,
     *MZ_RELATIONS,
     *CLUSTER_RELATIONS,
+    *SECRET_RELATIONS,
     *SOURCE_RELATIONS,
     *NOTICE_RELATIONS,
     *WORKLOAD_RELATIONS,

@@ -98,6 +98,11 @@ class Storage:
     # ---- reading -----------------------------------------------------------------------------------------
 
     @property
+    def data_dir(self) -> Path:
+        """The data directory this storage lives in (`<data_dir>/storage/`)."""
+        return self._root.parent
+
+    @property
     def latest_ts(self) -> int:
         return self._state.latest_ts
 

@@ -42,7 +42,9 @@ _LEXEMES = re.compile(
 )
 
 
-_WITH_PASSWORD = re.compile(r"\b(?:CREATE|ALTER)\s+(?:ROLE|USER)\b.*\bPASSWORD\b", re.I | re.S)
+_WITH_PASSWORD = re.compile(
+    r"\b(?:CREATE|ALTER)\s+(?:ROLE|USER)\b.*\bPASSWORD\b|\b(?:CREATE|ALTER)\s+SECRET\b", re.I | re.S
+)
 
 
 def secret_free(sql: str) -> str:

@@ -53,6 +53,7 @@ from sparkwire.planner.execute.spark_relations import item_columns
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import cluster as cg
 from sparkwire.planner.grammar import ddl as g
+from sparkwire.planner.grammar import secrets as sg
 from sparkwire.planner.grammar.comment import CommentOn
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects
 from sparkwire.planner.grammar.sources import CreateSource
@@ -64,8 +65,10 @@ from sparkwire.planner.statements.comment import plan_comment
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
 from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.statements.rbac import plan_rbac
+from sparkwire.planner.statements.secrets import SecretEnv, run_secret_statement, show_secret_objects
 from sparkwire.planner.statements.show_objects import show_objects
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
+from sparkwire.storage.secrets import SecretStore
 from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
@@ -410,9 +413,12 @@ class UserData:
     def ddl(self, plan: Plan, fill: Callable[[Item, pa.Table], int], txn: WriteTxn | None) -> str:
         """Apply a DDL statement; returns the CommandComplete tag. `fill(table, rows)` commits CREATE TABLE AS rows."""
         statement = plan.statement
-        if statement is None or isinstance(statement, SHOW_STATEMENTS):
+        if statement is None or isinstance(statement, (SHOW_STATEMENTS, sg.SecretShow)):
             raise e.FeatureNotSupported(f"{plan.tag or 'this statement'} is not supported")
         state, names = self._data.state, self._names()
+        if isinstance(statement, sg.SecretStatement):  # secrets and connections: planner/statements/secrets.py
+            env = SecretEnv(state, names, self._data.transact, SecretStore(self._data.storage.data_dir), self._notify)
+            return run_secret_statement(statement, env)
         if isinstance(statement, AlterNotice):
             self._data.transact(plan_alter_notice(statement, state, names.role_id, self._data.notices))
             return ALTER_NOTICE
@@ -462,8 +468,11 @@ class UserData:
         return f"SELECT {fill(table, rows)}"
 
     def show(self, statement: object) -> tuple[tuple[Field, ...], pa.RecordBatch]:
-        assert isinstance(statement, SHOW_STATEMENTS)
-        fields, rows = show_objects(statement, self._data.state, self._names())
+        if isinstance(statement, sg.SecretShow):
+            fields, rows = show_secret_objects(statement, self._data.state, self._names())
+        else:
+            assert isinstance(statement, SHOW_STATEMENTS)
+            fields, rows = show_objects(statement, self._data.state, self._names())
         columns = [
             pa.array([row[i] for row in rows], arrow_type_for_pg(f.type_oid, f.type_modifier))
             for i, f in enumerate(fields)

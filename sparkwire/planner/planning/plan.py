@@ -32,6 +32,7 @@ from sparkwire.planner.grammar.comment import CommentOn, parse_comment
 from sparkwire.planner.grammar.ddl import CreateTable, CreateView, DdlStatement, parse_materialize_ddl
 from sparkwire.planner.grammar.explain import ExplainOptions, parse_explain
 from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
+from sparkwire.planner.grammar.secrets import SecretShow, SecretStatement, parse_secret_statement
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
 from sparkwire.planner.grammar.split import mask_comments, split_statements
 from sparkwire.planner.grammar.utility import Declare, Utility, parse_utility
@@ -58,7 +59,9 @@ class Plan:
     void_columns: tuple[int, ...] = ()  # projections that are pg_sleep(…): PostgreSQL types them `void`
     declared_types: tuple[tuple[int, int] | None, ...] | None = None  # per result column, see output_types.py
     # "ddl"/"show": a statement of our own grammars (grammar/ddl.py, grammar/rbac.py)
-    statement: DdlStatement | ShowStatement | RbacStatement | AlterNotice | CommentOn | None = None
+    statement: (
+        DdlStatement | ShowStatement | RbacStatement | AlterNotice | CommentOn | SecretStatement | SecretShow | None
+    ) = None
     explain: ExplainOptions | None = None  # "explain": its options (ANALYZE, VERBOSE, FORMAT, redacted)
 
 
@@ -230,6 +233,10 @@ def plan_statement(
     rbac = parse_rbac(sql)
     if rbac is not None:
         return Plan(sql, "ddl", statement=rbac)
+    secret = parse_secret_statement(sql)  # CREATE SECRET / CONNECTION …: grammar/secrets.py
+    if secret is not None:
+        show = isinstance(secret, SecretShow)
+        return Plan(sql, "show" if show else "ddl", tag="SHOW" if show else "", statement=secret)
     own = parse_materialize_ddl(sql)
     if isinstance(own, CreateView | CreateTable) and own.query is not None:
         guard.check_tree(parse(own.query), own.query)  # a view's query must pass the same checks as a query

@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from sparkwire.pgtypes.copy.text_in import CopyInParser
 from sparkwire.pgtypes.registry import format_type
+from sparkwire.sources.postgres.connection import PostgresConnection
 from sparkwire.sources.postgres.stream import quote_ident
 from sparkwire.sources.reader import SourceError, SubsourceColumn, SubsourceSpec
 
@@ -47,18 +48,8 @@ class UpstreamConfig:
     connect_timeout: int = 10
 
     def conninfo(self) -> str:
-        params: dict[str, str | int] = {
-            "host": self.host,
-            "port": self.port,
-            "user": self.user,
-            "dbname": self.database,
-            "sslmode": self.sslmode,
-            "connect_timeout": self.connect_timeout,
-            "options": OUTPUT_SETTINGS,
-        }
-        if self.password is not None:
-            params["password"] = self.password
-        return psycopg.conninfo.make_conninfo("", **params)
+        connection = PostgresConnection(self.host, self.port, self.user, self.database, self.password, self.sslmode)
+        return connection.conninfo(self.connect_timeout, OUTPUT_SETTINGS)
 
 
 @dataclass(frozen=True, slots=True)
