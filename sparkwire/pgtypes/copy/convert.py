@@ -46,9 +46,10 @@ Where = Callable[[int], str]  # row index → the COPY context for an error at t
 
 
 def convert_column(
-    raw: Sequence[bytes | None], oid: int, target: pa.DataType, options: EncodeOptions, where: Where
+    raw: Sequence[bytes | None] | pa.Array, oid: int, target: pa.DataType, options: EncodeOptions, where: Where
 ) -> pa.Array:
-    binary = pa.array(raw, pa.binary())
+    """`raw`: the column's field bytes (None: NULL), as a sequence or as a binary Arrow array."""
+    binary = raw if isinstance(raw, pa.Array) else pa.array(raw, pa.binary())
     try:
         text = binary.cast(pa.string())
     except pa.ArrowInvalid:
@@ -59,7 +60,7 @@ def convert_column(
         fast = _fast(text, oid, target)
         if fast is not None:
             return fast
-    return _slow(raw, oid, target, options, where)
+    return _slow(binary.to_pylist() if isinstance(raw, pa.Array) else raw, oid, target, options, where)
 
 
 def _fast(text: pa.Array, oid: int, target: pa.DataType) -> pa.Array | None:

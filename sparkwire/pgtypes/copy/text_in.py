@@ -7,14 +7,22 @@ parses the final unterminated record and types each column (`convert.py`). Error
 "unterminated CSV quoted field"), the input function's error for a bad value, with PostgreSQL's error context
 (`COPY t, line 3, column a: "x"`) in `detail`. Lines count from 1, the header included; like PostgreSQL, CSV counts
 the newlines inside quoted values too.
+
+Plain blocks take a columnar path: a run of complete records with no backslash, carriage return, empty line or
+(CSV) quote is split by pyarrow's CSV reader into binary columns in C, not row by row in Python; a block it cannot
+split into exactly the table's columns goes the row-by-row way, which words the error as PostgreSQL does.
 """
 
 from __future__ import annotations
 
+import bisect
+import functools
+import io
 import re
 from collections.abc import Callable, Sequence
 
 import pyarrow as pa
+import pyarrow.csv as pa_csv
 
 from sparkwire.errors import BadCopyFileFormat, PgError
 from sparkwire.pgtypes.copy.convert import convert_column
@@ -57,7 +65,10 @@ class CopyInParser:
         self._buffer = b""
         self._line = 0
         self._done = False
-        self._rows: list[list[_Field]] = []
+        self._rows: list[list[_Field]] = []  # rows split in Python, not yet moved into `_segments`
+        self._segments: list[list[pa.Array]] = []  # binary columns of the rows before `_rows`, in order
+        self._count = 0  # rows taken so far
+        self._line_runs: list[tuple[int, int]] = []  # (first row, its line) of each run of consecutive lines
         q, e, d = (re.escape(x.decode()).encode() for x in (self._quote, self._escape, self._delimiter))
         if self._escape == self._quote:
             inside = rb"(?:[^" + q + rb"]|" + q + q + rb")*"
@@ -66,7 +77,6 @@ class CopyInParser:
         self._csv_quoted = re.compile(q + rb"(" + inside + rb")" + q, re.DOTALL)
         self._csv_field_pattern = re.compile(rb"(?:[^" + d + q + rb"]|" + q + inside + q + rb")*", re.DOTALL)
         self._csv_escaped = re.compile(e + rb"([" + q + e + rb"])")
-        self._row_lines: list[int] = []
 
     # ---- records ---------------------------------------------------------------------------------------
 
@@ -74,6 +84,8 @@ class CopyInParser:
         if self._done:
             return
         self._buffer += data
+        if self._columnar_block():
+            return
         for record in self._complete_records():
             if not self._take(record):
                 self._done = True
@@ -142,8 +154,52 @@ class CopyInParser:
         if len(fields) < len(self._oids):
             raise self._error(BadCopyFileFormat(f'missing data for column "{self._names[len(fields)]}"'), record)
         self._rows.append(fields)
-        self._row_lines.append(self._line)
+        self._mark_line(self._line, 1)
         return True
+
+    def _mark_line(self, line: int, rows: int) -> None:
+        runs = self._line_runs
+        if not runs or line - runs[-1][1] != self._count - runs[-1][0]:
+            runs.append((self._count, line))
+        self._count += rows
+
+    def _columnar_block(self) -> bool:
+        """Take every complete record of the buffer through pyarrow's CSV reader, if the block is plain; False
+        (nothing taken) if it is not, or if its records do not have exactly the table's columns."""
+        buffer = self._buffer
+        end = buffer.rfind(b"\n")
+        if end < 0 or not self._oids or (self._skip_header and self._line == 0):
+            return False
+        block = buffer[: end + 1]
+        if b"\\" in block or b"\r" in block or b"\n\n" in block or buffer[:1] == b"\n":
+            return False
+        if self._csv and self._quote in block:
+            return False
+        names = [str(i) for i in range(len(self._oids))]
+        try:
+            table = pa_csv.read_csv(
+                io.BytesIO(block),
+                read_options=pa_csv.ReadOptions(column_names=names, block_size=max(1 << 20, end + 2)),
+                parse_options=_plain_parse(self._delimiter),
+                convert_options=pa_csv.ConvertOptions(
+                    column_types=dict.fromkeys(names, pa.binary()), null_values=[self._null.decode()],
+                    strings_can_be_null=True, quoted_strings_can_be_null=False, check_utf8=False,
+                ),
+            )
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            return False  # a record with too many or too few fields: the row path says which, as PostgreSQL does
+        self._move_rows()
+        self._segments.append([column.combine_chunks() for column in table.columns])
+        self._mark_line(self._line + 1, table.num_rows)
+        self._line += table.num_rows
+        self._buffer = buffer[end + 1 :]
+        return True
+
+    def _move_rows(self) -> None:
+        if self._rows:
+            columns = zip(*self._rows, strict=True)
+            self._segments.append([pa.array(column, pa.binary()) for column in columns])
+            self._rows = []
 
     def _error(self, error: PgError, record: bytes) -> PgError:
         error.detail = f'COPY {self._table}, line {self._line}: "{record.decode("utf-8", "replace")}"'
@@ -226,8 +282,12 @@ class CopyInParser:
         inner: bytes = match.group(1)
         return self._csv_escaped.sub(rb"\1", inner)
 
+    def _line_of(self, row: int) -> int:
+        first, line = self._line_runs[bisect.bisect_right(self._line_runs, (row, 1 << 62)) - 1]
+        return line + row - first
+
     def _context(self, name: str) -> Callable[[int], str]:
-        return lambda row: f"COPY {self._table}, line {self._row_lines[row]}, column {name}"
+        return lambda row: f"COPY {self._table}, line {self._line_of(row)}, column {name}"
 
     # ---- finishing -------------------------------------------------------------------------------------
 
@@ -238,7 +298,12 @@ class CopyInParser:
                 self._line += 1 + rest.count(b"\n")
                 raise self._error(BadCopyFileFormat("unterminated CSV quoted field"), rest)
             self._done = not self._take(rest.removesuffix(b"\r"))
-        columns = list(zip(*self._rows, strict=True)) if self._rows else [() for _ in self._oids]
+        self._move_rows()
+        segments = self._segments
+        columns: list[pa.Array] = [
+            pa.concat_arrays([segment[i] for segment in segments]) if segments else pa.array([], pa.binary())
+            for i in range(len(self._oids))
+        ]
         arrays = [
             convert_column(
                 columns[i],
@@ -250,6 +315,15 @@ class CopyInParser:
             for i, oid in enumerate(self._oids)
         ]
         return pa.RecordBatch.from_arrays(arrays, names=self._names)
+
+
+@functools.cache
+def _plain_parse(delimiter: bytes) -> pa_csv.ParseOptions:
+    """Records split at `delimiter` only: no quoting, no escapes, no newlines inside values, no line skipped."""
+    return pa_csv.ParseOptions(
+        delimiter=delimiter.decode(), quote_char=False, escape_char=False, double_quote=False,
+        newlines_in_values=False, ignore_empty_lines=False,
+    )
 
 
 def _unescape(match: re.Match[bytes]) -> bytes:
