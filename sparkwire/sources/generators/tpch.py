@@ -250,7 +250,8 @@ class _Tpch:
                                  "o_clerk": _keyed("Clerk#", ho.uniform(5, 1, self.clerks)), "o_shippriority": keys * 0,
                                  "o_comment": ho.words(6, 6)})  # fmt: skip
         lineitem = _table(LINEITEM, {"l_orderkey": l_order, "l_partkey": l_part,
-                                     "l_suppkey": self._supplier_of(l_part, hl.uniform(8, 0, 3)), "l_linenumber": l_number,
+                                     "l_suppkey": self._supplier_of(l_part, hl.uniform(8, 0, 3)),
+                                     "l_linenumber": l_number,
                                      "l_quantity": _cents(quantity * 100), "l_extendedprice": _cents(extended),
                                      "l_discount": _cents(discount), "l_tax": _cents(tax),
                                      "l_returnflag": np.where(receipt <= current, returned, "N"),
