@@ -96,9 +96,9 @@ class SourceType(Protocol):
 
 def _types() -> dict[str, SourceType]:
     from sparkwire.sources.generators import auction, counter, tpch
+    from sparkwire.sources.postgres.source_type import POSTGRES
 
-    found: list[SourceType] = [counter.COUNTER, auction.AUCTION, tpch.TPCH]
-    # PostgreSQL CDC (sparkwire/sources/postgres/) registers here: found.append(postgres.POSTGRES)
+    found: list[SourceType] = [counter.COUNTER, auction.AUCTION, tpch.TPCH, POSTGRES]
     return {t.name: t for t in found}
 
 

@@ -52,8 +52,10 @@ class Statistics:
 
 
 def _offset_number(offset: str) -> int | None:
+    """A load generator's tick, or a PostgreSQL LSN (`16/B374D848`) as a number, as Materialize reports it."""
+    high, slash, low = offset.partition("/")
     try:
-        return int(offset)
+        return (int(high, 16) << 32 | int(low, 16)) if slash else int(offset)
     except ValueError:
         return None
 
