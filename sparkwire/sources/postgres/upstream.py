@@ -166,16 +166,19 @@ def _copy(conn: psycopg.Connection[tuple[object, ...]], spec: SubsourceSpec) -> 
             typmods=[c.typmod for c in spec.columns],
         )
 
-    current, pending = parser(), 0
+    current, pending, block = parser(), 0, bytearray()
     query = f"COPY (SELECT {columns} FROM {quote_ident(schema)}.{quote_ident(relname)}) TO STDOUT"
     with conn.cursor().copy(query) as cp:
-        for chunk in cp:
-            data = bytes(chunk)
-            received += len(data)
-            current.feed(data)
-            pending += len(data)
-            if pending > 16 << 20 and data.endswith(b"\n"):  # bound the parser's buffer: a new one per ~16 MiB
-                batches.append(current.finish())
-                current, pending = parser(), 0
+        for chunk in cp:  # one row per chunk: fed to the parser in blocks of ~1 MiB, one parser per ~16 MiB
+            block += chunk
+            if len(block) >= 1 << 20:
+                received, pending = received + len(block), pending + len(block)
+                current.feed(bytes(block))
+                block.clear()
+                if pending >= 16 << 20:
+                    batches.append(current.finish())
+                    current, pending = parser(), 0
+    received += len(block)
+    current.feed(bytes(block))
     batches.append(current.finish())
     return pa.Table.from_batches(batches), received
