@@ -8,6 +8,7 @@ sink (`emit`) commits one batch in one storage `WriteTxn`: every subsource's del
 each) and inserts, and the progress collection's one row replaced by the batch's offset, at one timestamp drawn from
 the catalog timeline. So a restart resumes exactly after the last committed batch: no gap, no duplicate, and every
 reader of the source's collections at a timestamp sees them consistent with each other and with the progress row.
+The same transaction merges a subsource's small files when a size tier is full (sources/merge.py).
 
 Failures: a `SourceError` for the whole source sets status `failed` and ingestion stops (until the source is
 dropped or the server restarts); a `SourceError(subsource=…)` sets that subsource `failed`, its output is ignored
@@ -29,6 +30,7 @@ import pyarrow as pa
 
 from sparkwire import errors as e
 from sparkwire.compute.controller import ClusterController
+from sparkwire.sources.merge import merge_small_files
 from sparkwire.sources.reader import Batch, SourceError, UpstreamReader
 from sparkwire.sources.registry import SourceType
 from sparkwire.sources.status import SourceHealth
@@ -53,6 +55,7 @@ class IngestionPlan:
     progress_id: str
     progress_schema: pa.Schema
     members: tuple[str, ...] = field(default=())
+    schemas: dict[str, pa.Schema] = field(default_factory=dict)  # storage schemas of the outputs' tables
 
 
 def delete_rows(txn: WriteTxn, table_id: str, deletes: pa.Table) -> int:
@@ -120,6 +123,11 @@ class Ingestion:
         failed = {self.plan.outputs[o] for o in self._failed if o in self.plan.outputs}
         return tuple(i for i in self.plan.members if i not in failed)
 
+    def _replica(self) -> str | None:
+        """The cluster replica the controller picked for this ingestion (its work record)."""
+        mine = [w for w in self._controller.active() if w.kind == "ingestion" and w.object_id == self.plan.source_id]
+        return mine[-1].replica_id if mine else None
+
     def _resume(self) -> str | None:
         rows = self._storage.snapshot().read_arrow(self.plan.progress_id).to_pylist()
         return self.plan.type.resume_offset(rows[0]) if rows else None
@@ -132,7 +140,9 @@ class Ingestion:
                 self._health.set(self._members(), "starting")
                 with self._controller.running("ingestion", self.plan.cluster_id, object_id=self.plan.source_id):
                     resume = self._resume()
-                    self._health.set(self._members(), "running")
+                    replica = self._replica()
+                    self._health.statistics(self.plan.source_id).replica_id = replica
+                    self._health.set(self._members(), "running", replica_id=replica)
                     self.plan.reader.run(resume, self, self._stop)
                 backoff = 0.5
                 if not self._stop.is_set():
@@ -171,6 +181,9 @@ class Ingestion:
                     updates += delete_rows(txn, table_id, changes.deletes)
                 if changes.inserts is not None and changes.inserts.num_rows:
                     updates += txn.append(table_id, changes.inserts)
+            for table_id in txn.written_tables():
+                if table_id in self.plan.schemas:
+                    merge_small_files(txn, table_id, self.plan.schemas[table_id])
             row = self.plan.type.progress_row(batch.offset)
             txn.replace(self.plan.progress_id, pa.Table.from_pylist([row], schema=self.plan.progress_schema))
         except BaseException:

@@ -58,6 +58,10 @@ def subsource_items(state: CatalogState, source_id: str) -> list[Item]:
     )
 
 
+def _schema(item: Item) -> pa.Schema:
+    return pa.schema([(c.name, arrow_type_for_pg(c.type_oid, c.typmod)) for c in item.columns])
+
+
 def is_primary(item: Item) -> bool:
     return item.kind == "source" and item.source_type not in (None, "subsource", "progress")
 
@@ -72,7 +76,7 @@ class Sources:
         self.data_dir = data_dir
         self._lock = threading.Lock()
         self._running: dict[str, Ingestion] = {}
-        self.health = SourceHealth()
+        self.health = SourceHealth(data_dir / "sources" / "status_history.jsonl" if data_dir is not None else None)
 
     def _plan(self, state: CatalogState, source: Item) -> IngestionPlan | None:
         members = subsource_items(state, source.id)
@@ -86,9 +90,12 @@ class Sources:
         outputs = {o: i.id for i in members if i.source_type == "subsource" and (o := output_of(i)) is not None}
         if (primary := kind.primary_output(config)) is not None:
             outputs[primary] = source.id
-        schema = pa.schema([(c.name, arrow_type_for_pg(c.type_oid, c.typmod)) for c in progress.columns])
+        schemas = {i.id: _schema(i) for i in (source, *members)}
         ids = (source.id, *(i.id for i in members))
-        return IngestionPlan(source.id, source.name, source.cluster_id, kind, reader, outputs, progress.id, schema, ids)
+        return IngestionPlan(
+            source.id, source.name, source.cluster_id, kind, reader, outputs, progress.id, schemas[progress.id], ids,
+            schemas,
+        )  # fmt: skip
 
     def sync(self, state: CatalogState) -> None:
         with self._lock:

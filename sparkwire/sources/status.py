@@ -6,8 +6,9 @@ sources (a source and its subsources and progress collection move together; a su
 alone) and appends to the history only when a source's (status, error) changes. Statuses are Materialize's:
 `created`, `starting`, `running`, `paused`, `stalled`, `failed`, `dropped`. `forget(ids)` drops them from the
 statuses (their history and a last `dropped` row stay). Statistics accumulate per source (primary) since the
-server started; `committed(...)` is called once per durable batch. The history lives in memory: it starts anew
-with the server (each source's first row after a restart is `starting`).
+server started; `committed(...)` is called once per durable batch. The history (its last `HISTORY_ROWS` rows) is
+also appended to `history_file` (JSON lines, `DATA_DIR/sources/status_history.jsonl`) and read back at start, so it
+survives restarts; statuses and statistics start anew with the server.
 """
 
 from __future__ import annotations
@@ -17,10 +18,44 @@ import json
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
+
+HISTORY_ROWS = 10_000  # rows kept (in memory and in the file, which is trimmed at start)
 
 
 def now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
+
+
+def _line(row: tuple[object, ...]) -> str:
+    at, *rest = row
+    assert isinstance(at, datetime.datetime)
+    return json.dumps([at.isoformat(), *rest]) + "\n"
+
+
+def _load(path: Path) -> list[tuple[object, ...]]:
+    rows: list[tuple[object, ...]] = []
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return rows
+    for line in lines[-HISTORY_ROWS:]:
+        try:
+            at, *rest = json.loads(line)
+            rows.append((datetime.datetime.fromisoformat(at), *rest))
+        except (ValueError, TypeError):
+            continue  # a line cut short by a crash
+    return rows
+
+
+def _rewrite(path: Path, rows: list[tuple[object, ...]]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text("".join(_line(r) for r in rows))
+        temporary.replace(path)
+    except OSError:
+        pass
 
 
 @dataclass(slots=True)
@@ -61,11 +96,25 @@ def _offset_number(offset: str) -> int | None:
 
 
 class SourceHealth:
-    def __init__(self) -> None:
+    def __init__(self, history_file: Path | None = None) -> None:
         self._lock = threading.Lock()
         self._statuses: dict[str, _Status] = {}
-        self._history: list[tuple[object, ...]] = []
+        self._history: list[tuple[object, ...]] = _load(history_file) if history_file is not None else []
+        self._file = history_file
         self._statistics: dict[str, Statistics] = {}
+        if history_file is not None:
+            _rewrite(history_file, self._history)
+
+    def _record(self, row: tuple[object, ...]) -> None:
+        self._history.append(row)
+        if len(self._history) > HISTORY_ROWS:
+            del self._history[: len(self._history) - HISTORY_ROWS]
+        if self._file is not None:
+            try:
+                with self._file.open("a") as out:
+                    out.write(_line(row))
+            except OSError:
+                pass  # the history is best effort; the statuses themselves are in memory
 
     def register(self, source_id: str, name: str, type_: str) -> None:
         with self._lock:
@@ -91,7 +140,7 @@ class SourceHealth:
                     continue
                 current.status, current.error, current.details = status, error, text
                 current.changed_at, current.replica_id = at, replica_id
-                self._history.append((at, source_id, status, error, text, replica_id))
+                self._record((at, source_id, status, error, text, replica_id))
 
     def status_of(self, source_id: str) -> tuple[str, str | None] | None:
         with self._lock:

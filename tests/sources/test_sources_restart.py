@@ -1,6 +1,6 @@
 """A source resumes from its durable offset after a crash (issue 16 part A): a COUNTER on a server of its own is
 killed (-9) mid-stream and started again on the same data directory; at the end the counter collection holds
-exactly 1 … n (no gap, no duplicate) and its progress row says n. Spark is never started (on-demand, and every
+exactly 1 … n (no gap, no duplicate) and its progress row says n, and the status history kept its rows. Spark is never started (on-demand, and every
 check reads the introspection store or, after the server stopped, the storage directly)."""
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ def test_counter_resumes_without_gap_or_duplicate(tmp_path: Path) -> None:
                 "SELECT status FROM mz_internal.mz_source_statuses WHERE name = 'rc'"
             ).fetchall() == [("running",)]
             assert committed_offset(conn, "rc") is not None
+            history = conn.execute(
+                "SELECT status FROM mz_internal.mz_source_status_history WHERE source_id = %s ORDER BY occurred_at",
+                (ids["rc"],),
+            ).fetchall()
+            assert [h[0] for h in history] == ["starting", "running", "starting", "running"]  # survived the kill
     finally:
         server.stop()
     storage = Storage.open(data)
