@@ -161,7 +161,8 @@ def main(argv: list[str] | None = None) -> None:
             server = SparkwireServer.start(Path(tmp) / "data")
             sw_conn = psycopg.connect(server.dsn, autocommit=True)
             with sw_conn as sw, psycopg.connect(upstream.dsn, autocommit=True) as up:
-                up.execute(SCHEMA)
+                up.execute("SET synchronous_commit = on")  # the oracle's default is off: WAL would reach the
+                up.execute(SCHEMA)  # walsender only at the WAL writer's next flush (wal_writer_delay, 200 ms)
                 sw.execute("CREATE SECRET pw AS 'unused: trust auth upstream'")
                 results = snapshot(sw, up, args, upstream.port)
                 results += bulk(sw, up, args)

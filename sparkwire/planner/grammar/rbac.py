@@ -33,7 +33,7 @@ from typing import Literal
 from sparkwire import errors as e
 from sparkwire.planner.grammar.ddl_parser import DdlParser, Name
 
-GrantKind = Literal["table", "schema", "database", "cluster", "system"]
+GrantKind = Literal["table", "schema", "database", "cluster", "system", "secret", "connection"]
 OwnedKind = Literal["table", "view", "materialized-view", "schema", "database", "cluster"]
 
 PRIVILEGE_WORDS = frozenset({"select", "insert", "update", "delete", "usage", "create"})
@@ -275,12 +275,12 @@ def _target(p: DdlParser) -> tuple[GrantKind, tuple[Name, ...]]:
     if p.at("all"):
         raise _unsupported("GRANT ON ALL … IN SCHEMA")
     kind: GrantKind = "table"
-    for word in ("table", "schema", "database", "cluster"):
+    for word in ("table", "schema", "database", "cluster", "secret", "connection"):
         if p.accept(word):
             kind = word
             break
     else:
-        if p.word() in ("sequence", "function", "type", "view", "secret", "connection", "foreign", "large"):
+        if p.word() in ("sequence", "function", "type", "view", "foreign", "large"):
             raise _unsupported(f"GRANT ON {(p.word() or '').upper()}")
     names = [p.object_name()]
     while p.accept_op(","):

@@ -271,6 +271,17 @@ def _object(state: CatalogState, names: Names, kind: str, name: Name) -> tuple[O
             return schema_ref(state, names, name), "schema"
         case "database":
             return ObjectRef("database", state.resolve_database(name.written).id), "database"
+        case "secret" | "connection":  # GRANT USAGE ON SECRET / CONNECTION (planner/statements/secrets.py)
+            found = state.lookup_item(
+                name.name,
+                current_database=names.database,
+                search_path=names.search_path,
+                schema=name.schema,
+                database=name.database,
+            )
+            if found is None or found.kind != kind:
+                raise e.UndefinedObject(f"unknown catalog item '{name.written}'")
+            return ObjectRef("item", found.id), kind
         case _:
             return ObjectRef("cluster", state.resolve_cluster(name.written).id), "cluster"
 

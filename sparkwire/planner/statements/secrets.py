@@ -174,6 +174,7 @@ def _drop(stmt: g.DropSecretObjects, env: SecretEnv) -> str:
     ids = [item.id for name in stmt.names if (item := _item(name, stmt.kind, env, stmt.if_exists)) is not None]
     if not ids:
         return tag
+    _checked(env, [DropItems(tuple(ids))])  # ownership before dependencies, as PostgreSQL
     plan = plan_drop(env.state, ids, stmt.cascade, env.names.context)
     for notice in _cascade_notices([env.state.describe_item(i, env.names.context) for i in plan.cascaded]):
         env.notify(notice)

@@ -72,6 +72,15 @@ def test_secret_lifecycle_and_secrecy(sw: Conn, server: SparkwireServer, role: s
         options = f"HOST 'h', USER 'u', PASSWORD SECRET {name}"
         sql = f"CREATE CONNECTION c_{role} TO POSTGRES ({options}) WITH (VALIDATE = false)"
         assert _error(other, sql).sqlstate == "42501"
+        sw.execute(f"GRANT USAGE ON SECRET {name} TO {role}")
+        sw.execute(f"GRANT CREATE ON SCHEMA public TO {role}")
+        other.execute(sql)  # USAGE on the secret (and CREATE on the schema) is what it takes
+        acl = sw.execute("SELECT privileges::text FROM mz_secrets WHERE name = %s", (name,)).fetchone()
+        assert acl is not None and "=U/" in str(acl[0])
+        assert _error(other, f"DROP SECRET {name}").sqlstate == "42501"
+        other.execute(f"DROP CONNECTION c_{role}")
+        sw.execute(f"REVOKE CREATE ON SCHEMA public FROM {role}")
+        sw.execute(f"REVOKE USAGE ON SECRET {name} FROM {role}")
     sw.execute(f"DROP SECRET {name}")
     assert (name, None) not in sw.execute("SHOW SECRETS").fetchall()
     assert _error(sw, f"DROP SECRET {name}").sqlstate == "42704"
