@@ -14,7 +14,8 @@ Failures: a `SourceError` for the whole source sets status `failed` and ingestio
 dropped or the server restarts); a `SourceError(subsource=…)` sets that subsource `failed`, its output is ignored
 from then on and the reader runs again; anything else is transient: status `stalled` with the error, and `run` is
 called again after a backoff (0.5 s doubling to 30 s) from the durable offset. `stop(close_reader)` ends the thread;
-with `close_reader` (DROP SOURCE) the reader's `close()` releases its upstream resources.
+with `close_reader` (DROP SOURCE) the reader's `close()` releases its upstream resources. The reader is opened on
+the thread (`plan.open_reader()`), once, so a source whose reader cannot be opened yet is stalled and retried too.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class IngestionPlan:
     name: str
     cluster_id: str
     type: SourceType
-    reader: UpstreamReader
+    open_reader: Callable[[], UpstreamReader]
     outputs: dict[str, str]
     progress_id: str
     progress_schema: pa.Schema
@@ -104,6 +105,7 @@ class Ingestion:
         self._failed: set[str] = set()  # outputs whose subsource failed
         self._thread = threading.Thread(target=self._main, name=THREAD_PREFIX + plan.source_id, daemon=True)
         self.last_commit_ts: int | None = None
+        self._reader: UpstreamReader | None = None
 
     def start(self) -> None:
         self._thread.start()
@@ -111,9 +113,9 @@ class Ingestion:
     def stop(self, close_reader: bool, timeout: float = 10.0) -> None:
         self._stop.set()
         self._thread.join(timeout)
-        if close_reader:
+        if close_reader and self._reader is not None:
             try:
-                self.plan.reader.close()
+                self._reader.close()
             except Exception:
                 log.exception("closing the reader of source %s failed", self.plan.source_id)
 
@@ -143,7 +145,9 @@ class Ingestion:
                     replica = self._replica()
                     self._health.statistics(self.plan.source_id).replica_id = replica
                     self._health.set(self._members(), "running", replica_id=replica)
-                    self.plan.reader.run(resume, self, self._stop)
+                    if self._reader is None:  # opened here, so a failure to open is retried like any other
+                        self._reader = self.plan.open_reader()
+                    self._reader.run(resume, self, self._stop)
                 backoff = 0.5
                 if not self._stop.is_set():
                     self._stop.wait(backoff)

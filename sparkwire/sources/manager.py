@@ -4,8 +4,9 @@ Contract (one per process, made by the data plane; every method may be called fr
 - `sync(state)` after every catalog commit and once at start: every source whose progress collection exists gets
   one `Ingestion` (one reader, one thread: views, materialized views and indexes over a source read its collections
   in storage and never open a reader of their own — seed 002); a source no longer in the catalog is stopped and its
-  reader closed (DROP SOURCE: upstream resources released), its statuses `dropped`. A source whose reader cannot be
-  opened is `stalled` and tried again at the next sync.
+  reader closed (DROP SOURCE: upstream resources released), its statuses `dropped`. A source whose plan cannot be
+  made (its type's configuration unreadable) is `stalled` and tried again at the next sync; a reader that cannot be
+  opened is retried by its ingestion thread.
 - `subsource_items(state, source_id)` are the catalog items fed by a source (subsources, progress).
 - `close()` stops every ingestion without closing readers (a shutdown, not a drop: a replication slot stays).
 - `health` is the status and statistics record (sources/status.py); `reader_count()` the ingestion threads alive.
@@ -86,14 +87,14 @@ class Sources:
         type_name, config = primary_config(source)
         kind = source_type(type_name)
         context = SourceContext(state, self.data_dir, source.id, source.name)
-        reader = kind.open(config, context)
         outputs = {o: i.id for i in members if i.source_type == "subsource" and (o := output_of(i)) is not None}
         if (primary := kind.primary_output(config)) is not None:
             outputs[primary] = source.id
         schemas = {i.id: _schema(i) for i in (source, *members)}
         ids = (source.id, *(i.id for i in members))
         return IngestionPlan(
-            source.id, source.name, source.cluster_id, kind, reader, outputs, progress.id, schemas[progress.id], ids,
+            source.id, source.name, source.cluster_id, kind, lambda: kind.open(config, context), outputs, progress.id,
+            schemas[progress.id], ids,
             schemas,
         )  # fmt: skip
 
