@@ -93,3 +93,19 @@ def patch(
 def from_values(arr: pa.Array, render: Callable[[object], bytes]) -> pa.Array:
     """Per-value fallback for whole columns of rare types: `render` each non-null Python value."""
     return pa.array([None if value is None else render(value) for value in arr.to_pylist()], BINARY)
+
+
+def may_contain(values: pa.Array, specials: bytes) -> bool:
+    """Whether any byte of `specials` occurs in the values of the binary/string array `values`: a byte search over
+    the part of its data buffer the array spans, many times faster than a regex per value (NULLs may span bytes
+    too, so True only means "maybe")."""
+    if len(values) == 0 or values.type.num_buffers != 3:
+        return len(values) > 0  # not offsets + data (a view type): assume it may
+    _, offsets, data = values.buffers()
+    if data is None or offsets is None:
+        return False
+    large = pa.types.is_large_binary(values.type) or pa.types.is_large_string(values.type)
+    bounds = np.frombuffer(offsets, dtype=np.int64 if large else np.int32)
+    start, end = int(bounds[values.offset]), int(bounds[values.offset + len(values)])
+    raw = data.slice(start, end - start).to_pybytes()
+    return any(raw.find(bytes([byte])) >= 0 for byte in specials)

@@ -38,6 +38,8 @@ def encode_int(arr: pa.Array) -> pa.Array:
 def encode_numeric(arr: pa.Array) -> pa.Array:
     if pa.types.is_decimal(arr.type):
         text = _wire.as_binary(pc.cast(arr, pa.string()))
+        if not _wire.may_contain(text, b"E"):  # Arrow's E-notation (tiny values) is rare: one byte search
+            return text
         mask = pc.match_substring(text, b"E").fill_null(False)
         return _wire.patch(text, np.asarray(mask), arr, _spell_decimal)
     if pa.types.is_floating(arr.type):

@@ -101,14 +101,17 @@ def test_format_json_is_one_json_value(sw: Conn, pg: Conn, table: str) -> None:
         assert len(rows) == 1
         document = rows[0][0]
         assert isinstance(document, list) and len(document) == 1 and "Plan" in document[0]
-    plan = _json(sw, f"EXPLAIN (FORMAT JSON) SELECT b FROM {table}")[0]["Plan"]
+    plan = _json(sw, f"EXPLAIN (FORMAT JSON) SELECT b FROM {table} WHERE a > 1")[0]["Plan"]
     assert plan["Node Type"] == "Spark" and any("Scan parquet" in line for line in plan["Spark Plan"])
+    scan = _json(sw, f"EXPLAIN (FORMAT JSON) SELECT b AS label FROM {table} LIMIT 3")[0]["Plan"]
+    assert scan == {"Node Type": "Storage Scan", "Relation": f"materialize.public.{table}", "Output": ["b AS label"],
+                    "Limit": 3}
     constant = _json(sw, "EXPLAIN (FORMAT JSON) SELECT 1")[0]["Plan"]
     assert constant["Node Type"] == "DuckDB"
 
 
 def test_materializes_forms_still_work(sw: Conn, table: str) -> None:
-    plain = _lines(sw, f"EXPLAIN SELECT a FROM {table}")
+    plain = _lines(sw, f"EXPLAIN SELECT a FROM {table} WHERE b <> 'x'")
     assert plain[0].startswith("Spark: ")
     for head in (
         "EXPLAIN PLAN FOR",
@@ -116,8 +119,10 @@ def test_materializes_forms_still_work(sw: Conn, table: str) -> None:
         "EXPLAIN PHYSICAL PLAN FOR",
         "EXPLAIN WITH (redacted)",
     ):
-        assert _lines(sw, f"{head} SELECT a FROM {table}")[0] == plain[0]
-    document = _json(sw, f"EXPLAIN OPTIMIZED PLAN AS JSON FOR SELECT a FROM {table}")
+        assert _lines(sw, f"{head} SELECT a FROM {table} WHERE b <> 'x'")[0] == plain[0]
+    assert _lines(sw, f"EXPLAIN SELECT a FROM {table}") == [f"Storage scan: materialize.public.{table}",
+                                                              "  Project: a"]
+    document = _json(sw, f"EXPLAIN OPTIMIZED PLAN AS JSON FOR SELECT a FROM {table} WHERE b <> 'x'")
     assert document[0]["Plan"]["Node Type"] == "Spark"
     assert _lines(sw, "EXPLAIN WITH x AS (SELECT 1 AS y) SELECT y FROM x")[0] == "DuckDB (introspection store)"
     assert outcome(sw, "EXPLAIN (FORMAT XML) SELECT 1") == ("error", "0A000")

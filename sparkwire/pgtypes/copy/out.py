@@ -38,8 +38,7 @@ def escape_text(values: pa.Array, delimiter: bytes) -> pa.Array:
     pairs = [*_TEXT_ESCAPES]
     if delimiter not in (b"\\", b"\b", b"\f", b"\n", b"\r", b"\t", b"\v"):
         pairs.append((delimiter, b"\\" + delimiter))
-    pattern = b"[" + b"".join(re.escape(p[0]) for p in pairs) + b"]"
-    if not pc.any(pc.match_substring_regex(values, pattern)).as_py():
+    if not _wire.may_contain(values, b"".join(p[0] for p in pairs)):
         return values
     for raw, escaped in pairs:
         values = pc.replace_substring(values, raw, escaped)
@@ -49,9 +48,13 @@ def escape_text(values: pa.Array, delimiter: bytes) -> pa.Array:
 def quote_csv(
     values: pa.Array, delimiter: bytes, null: bytes, quote: bytes, escape: bytes, single_column: bool
 ) -> pa.Array:
-    specials = re.escape(delimiter) + re.escape(quote) + b"\r\n"
-    needs = pc.match_substring_regex(values, b"[" + specials + b"]")
-    needs = pc.or_(needs, pc.equal(values, pa.scalar(null, _wire.BINARY)))
+    if not _wire.may_contain(values, delimiter + quote + b"\r\n"):
+        needs = pc.equal(values, pa.scalar(null, _wire.BINARY))
+    else:
+        specials = re.escape(delimiter) + re.escape(quote) + b"\r\n"
+        needs = pc.or_(
+            pc.match_substring_regex(values, b"[" + specials + b"]"), pc.equal(values, pa.scalar(null, _wire.BINARY))
+        )
     if single_column:
         needs = pc.or_(needs, pc.equal(values, pa.scalar(b"\\.", _wire.BINARY)))
     needs = needs.fill_null(False)
@@ -97,16 +100,22 @@ def encode_copy_rows(
 
 
 def _frame(columns: list[pa.Array], n: int, delimiter: bytes, null: bytes) -> bytes:
-    if columns:
-        rows = pc.binary_join_element_wise(
-            *columns, pa.scalar(delimiter, _wire.BINARY), null_handling="replace", null_replacement=null
-        )
-    else:
-        rows = pa.array(np.full(n, b""), _wire.BINARY)
+    """CopyData messages of the rows: one pass joining the message header, the values, the delimiters and the
+    newline per row (the header's length comes from the values' lengths, NULLs counting as the null string)."""
+    total = np.full(n, 4 + max(len(columns) - 1, 0) + 1, dtype=np.int64)  # length word, delimiters, newline
+    for column in columns:
+        sizes = _wire.lengths(column).astype(np.int64)
+        total += sizes if not column.null_count else np.where(_wire.valid_mask(column), sizes, len(null))
     head = np.empty(n, dtype=[("type", "u1"), ("length", ">i4")])
     head["type"] = ord("d")
-    head["length"] = _wire.lengths(rows).astype(np.int64) + 5
-    return _wire.data_bytes(_wire.join([_wire.fixed_width(head, 5), rows, pa.scalar(b"\n", _wire.BINARY)]))
+    head["length"] = total
+    segments: list[pa.Array | pa.Scalar] = [_wire.fixed_width(head, 5)]
+    separator = pa.scalar(delimiter, _wire.BINARY)
+    for i, column in enumerate(columns):
+        segments += [separator, column] if i else [column]
+    segments.append(pa.scalar(b"\n", _wire.BINARY))
+    rows = pc.binary_join_element_wise(*segments, _wire.EMPTY, null_handling="replace", null_replacement=null)
+    return _wire.data_bytes(rows)
 
 
 def copy_header(

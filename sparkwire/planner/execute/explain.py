@@ -8,13 +8,17 @@ Contract: `explain_text(route, state)` renders one of the closed set of routes:
         Limit: 10                          # only with LIMIT
       Used Indexes:
         - materialize.public.t_a_idx (lookup)
+- `ScanRoute(plan)` — every row of one table read from storage's files without Spark (scan_path.py):
+      Storage scan: materialize.public.t
+        Project: a, b AS name              # only when not every column in order
+        Limit: 10                          # only with LIMIT
 - `SparkRoute(spark_sql, spark_plan, resident)` — a Spark job: `Spark: <Spark SQL>`, one line per materialized
   view read from memory (`resident`: item ids), then `Spark plan:` and Spark's own plan text, indented.
 - `DuckDBRoute(sql)` — builtin relations only (or none): `DuckDB (introspection store)`, then the SQL if given.
 `explain_table(lines)` is the statement's result: a text column "QUERY PLAN", one row per line.
 `explain_json(route, state)` is the route as the "Plan" object of EXPLAIN (FORMAT JSON): `{"Node Type": "Fast Path"
-| "Spark" | "DuckDB", …}` with the same facts as the text (index, key, lookup values, projection, limit; Spark SQL,
-materialized views read from memory, Spark's plan as its lines; the DuckDB SQL).
+| "Storage Scan" | "Spark" | "DuckDB", …}` with the same facts as the text (index, key, lookup values, projection,
+limit; Spark SQL, materialized views read from memory, Spark's plan as its lines; the DuckDB SQL).
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from dataclasses import dataclass
 import pyarrow as pa
 
 from sparkwire.catalog import CatalogState
+from sparkwire.catalog.objects import Item
 from sparkwire.planner.execute.fast_path import FastPathPlan
+from sparkwire.planner.execute.scan_path import ScanPlan
 
 QUERY_PLAN = "QUERY PLAN"
 
@@ -32,6 +38,11 @@ QUERY_PLAN = "QUERY PLAN"
 @dataclass(frozen=True, slots=True)
 class FastPathRoute:
     plan: FastPathPlan
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRoute:
+    plan: ScanPlan
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,13 +57,16 @@ class DuckDBRoute:
     sql: str | None = None
 
 
-Route = FastPathRoute | SparkRoute | DuckDBRoute
+Route = FastPathRoute | ScanRoute | SparkRoute | DuckDBRoute
 
 
 def explain_text(route: Route, state: CatalogState) -> list[str]:
     match route:
         case FastPathRoute(plan):
             return _fast_path(plan, state)
+        case ScanRoute(plan):
+            relation = state.items[plan.relation_id]
+            return [f"Storage scan: {state.qualified_name(relation)}", *_shape(plan.output, plan.limit, relation)]
         case SparkRoute(spark_sql, spark_plan, resident):
             lines = [f"Spark: {' '.join(spark_sql.split())}"]
             lines += [
@@ -71,13 +85,21 @@ def _fast_path(plan: FastPathPlan, state: CatalogState) -> list[str]:
     if plan.key_columns:
         values = ", ".join(f"({', '.join(value.sql for value in row)})" for row in plan.rows)
         lines.append(f"  Lookup values: {values or '(none)'}")
-    every_column = tuple((c.name, c.name) for c in relation.columns)
-    if plan.output != every_column:
-        shown = (column if column == name else f"{column} AS {name}" for column, name in plan.output)
-        lines.append(f"  Project: {', '.join(shown)}")
-    if plan.limit is not None:
-        lines.append(f"  Limit: {plan.limit}")
+    lines += _shape(plan.output, plan.limit, relation)
     return [*lines, "Used Indexes:", f"  - {index} (lookup)"]
+
+
+def _shape(output: tuple[tuple[str, str], ...], limit: int | None, relation: Item) -> list[str]:
+    lines = []
+    if output != tuple((c.name, c.name) for c in relation.columns):
+        lines.append(f"  Project: {', '.join(_outputs(output))}")
+    if limit is not None:
+        lines.append(f"  Limit: {limit}")
+    return lines
+
+
+def _outputs(output: tuple[tuple[str, str], ...]) -> list[str]:
+    return [column if column == name else f"{column} AS {name}" for column, name in output]
 
 
 def explain_json(route: Route, state: CatalogState) -> dict[str, object]:
@@ -90,7 +112,14 @@ def explain_json(route: Route, state: CatalogState) -> dict[str, object]:
                 "Relation": state.qualified_name(relation),
                 "Key": list(plan.key_columns),
                 "Lookup Values": [[value.sql for value in row] for row in plan.rows],
-                "Output": [column if column == name else f"{column} AS {name}" for column, name in plan.output],
+                "Output": _outputs(plan.output),
+                "Limit": plan.limit,
+            }
+        case ScanRoute(plan):
+            return {
+                "Node Type": "Storage Scan",
+                "Relation": state.qualified_name(state.items[plan.relation_id]),
+                "Output": _outputs(plan.output),
                 "Limit": plan.limit,
             }
         case SparkRoute(spark_sql, spark_plan, resident):

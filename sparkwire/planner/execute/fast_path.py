@@ -116,8 +116,24 @@ def fast_path(tree: exp.Expr, state: CatalogState, names: Names, *, timezone: st
         return None
 
 
-def _plan(tree: exp.Expr, state: CatalogState, names: Names, timezone: str) -> FastPathPlan:
-    if not isinstance(tree, exp.Select) or _extra_args(tree, _SELECT_ARGS):
+def single_table(
+    tree: exp.Expr, state: CatalogState, names: Names, clauses: frozenset[str] = _SELECT_ARGS
+) -> tuple[Item, tuple[tuple[str, str], ...], int | None] | None:
+    """(relation, output columns as (column, output name), LIMIT) of `SELECT <plain columns, aliased columns or *>
+    FROM <one relation> [alias] [LIMIT n]` with no clause but `clauses`; None for any other statement."""
+    if not isinstance(tree, exp.Select):
+        return None
+    try:
+        tree = normalize_identifiers(tree.copy(), dialect="postgres")
+        relation, scope = _relation(tree, state, names, clauses)
+        output = tuple(pair for node in tree.expressions for pair in scope.projection(node))
+        return relation, output, _limit(tree.args.get("limit"))
+    except _NotFast:
+        return None
+
+
+def _relation(tree: exp.Expr, state: CatalogState, names: Names, clauses: frozenset[str]) -> tuple[Item, _Scope]:
+    if not isinstance(tree, exp.Select) or _extra_args(tree, clauses):
         raise _NotFast
     from_ = tree.args.get("from_")
     source = from_.this if isinstance(from_, exp.From) else None
@@ -129,7 +145,11 @@ def _plan(tree: exp.Expr, state: CatalogState, names: Names, timezone: str) -> F
     relation = resolve_table(source, state, names)
     if relation is None:
         raise _NotFast
-    scope = _Scope(relation, source.alias_or_name)
+    return relation, _Scope(relation, source.alias_or_name)
+
+
+def _plan(tree: exp.Expr, state: CatalogState, names: Names, timezone: str) -> FastPathPlan:
+    relation, scope = _relation(tree, state, names, _SELECT_ARGS)
     output = tuple(pair for node in tree.expressions for pair in scope.projection(node))
     where = tree.args.get("where")
     bound = scope.bindings(conjuncts(where.this if where is not None else None))

@@ -46,8 +46,16 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
 from sparkwire.planner.execute.data import DataPlane
-from sparkwire.planner.execute.explain import DuckDBRoute, FastPathRoute, Route, SparkRoute, explain_text
+from sparkwire.planner.execute.explain import (
+    DuckDBRoute,
+    FastPathRoute,
+    Route,
+    ScanRoute,
+    SparkRoute,
+    explain_text,
+)
 from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
+from sparkwire.planner.execute.scan_path import held, run_scan, scan_path
 from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
 from sparkwire.planner.execute.spark_relations import item_columns
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
@@ -63,10 +71,10 @@ from sparkwire.planner.statements.byte_sizes import describe_byte_size
 from sparkwire.planner.statements.clusters import active_cluster, plan_cluster
 from sparkwire.planner.statements.comment import plan_comment
 from sparkwire.planner.statements.ddl import DdlContext, plan_ddl
-from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.statements.rbac import plan_rbac
 from sparkwire.planner.statements.secrets import SecretEnv, run_secret_statement, show_secret_objects
 from sparkwire.planner.statements.show_objects import show_objects
+from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
 from sparkwire.storage.secrets import SecretStore
 from sparkwire.storage.snapshot import Snapshot
@@ -282,6 +290,15 @@ class UserData:
             with on_behalf_of(self.execution_id):  # an index on a stale view recomputes it
                 table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
             return (conform(b, schema) for b in table.to_batches())
+        scan = scan_path(tree, state, names) if txn is None else None
+        if scan is not None:
+            self.strategy = "persist-fast-path"
+            check_privilege(ObjectRef("cluster", active_cluster(state, self.cluster_name()).id), "USAGE", state,
+                            names.role_id)  # as the Spark path: a role's queries run on a cluster it may use
+            whole = held(run_scan(scan, read.snapshot), max_bytes) if max_bytes is not None else None
+            if max_bytes is not None and whole is None:
+                raise e.result_too_large(describe_byte_size(max_bytes))
+            return (conform(b, schema) for b in (whole if whole is not None else run_scan(scan, read.snapshot)))
         self.strategy = "standard"
         stream = self._run_spark(tree, state, names, read, params, [t[1] for t in plan.param_types])
         if max_bytes is not None and stream.nbytes > max_bytes:
@@ -501,13 +518,16 @@ class UserData:
     def explain_route(self, plan: Plan, params: Sequence[object], timezone: str, verbose: bool = False) -> Route:
         """The route `plan` would take (explain.py); `verbose`: with every plan Spark makes, not only the physical."""
         assert plan.tree is not None
-        self.readable(plan)
+        tree = self.readable(plan) or plan.tree
         state, names = self._data.state, self._names()
         if not self.reads_user_data(plan):
             return DuckDBRoute(plan.duck_sql)
         lookup = fast_path(plan.tree, state, names, timezone=timezone)
         if lookup is not None:
             return FastPathRoute(lookup)
+        scan = scan_path(tree, state, names)
+        if scan is not None:
+            return ScanRoute(scan)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
         facts = with_session_facts(plan.tree, self._ctx())
