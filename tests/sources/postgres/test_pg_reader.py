@@ -188,3 +188,29 @@ def test_schema_change_truncate_and_slot_in_use(upstream: PostgresOracle, updb: 
     assert isinstance(errors[0], SourceError) and errors[0].subsource == "t2" and "truncated" in str(errors[0])
     reader.close()
     assert slot not in _slots(upstream)
+
+
+def test_connection_loss_is_transient_and_resumes(upstream: PostgresOracle, updb: str) -> None:
+    with _up(upstream, updb) as conn:
+        conn.execute(SCHEMA)
+    slot = slot_name("u" + uuid.uuid4().hex[:6])
+    reader = PostgresReader(config_for(upstream, updb), slot)
+    reader.subsources()
+    sink = CollectingSink()
+    with _running(reader, None, sink) as errors:
+        sink.wait_for(lambda b: len(b) >= 1)
+        with psycopg.connect(upstream.dsn, autocommit=True) as pg:  # the upstream ends the replication connection
+            kill = "SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = %s"
+            pg.execute(kill, (slot,))
+        with _up(upstream, updb) as conn:
+            conn.execute("INSERT INTO t (id, name) VALUES (8, 'while down')")
+        for _ in range(100):
+            if errors:
+                break
+            threading.Event().wait(0.05)
+    assert isinstance(errors[0], UpstreamUnavailable) and "terminat" in str(errors[0]), errors
+    with _running(reader, sink.batches[-1].offset, sink) as errors:  # ingestion's retry: from the durable offset
+        batches = sink.wait_for(lambda b: any(_rows(x, "t") for x in b[1:]))
+        assert not errors
+    assert [r["name"] for r in _rows(batches[-1], "t")] == ["while down"] and len(batches) == 2
+    reader.close()

@@ -87,6 +87,11 @@ def test_postgres_source_end_to_end(tmp_path: Path, upstream: PostgresOracle, up
             row = sw.execute("SELECT type, connection_id FROM mz_sources WHERE name = 'pgs'").fetchone()
             connection = sw.execute("SELECT id FROM mz_connections WHERE name = 'pgc'").fetchone()
             assert connection is not None and row == ("postgres", connection[0])
+            assert sw.execute("SELECT id, replication_slot FROM mz_internal.mz_postgres_sources").fetchall() == [
+                (sid, slot)
+            ]
+            tables = "SELECT schema_name, table_name FROM mz_internal.mz_postgres_source_tables ORDER BY 2"
+            assert sw.execute(tables).fetchall() == [("public", "t"), ("public", "t2")]
             with _up(upstream, updb) as up, up.transaction():
                 up.execute("INSERT INTO t SELECT i, 'new', 0 FROM generate_series(101, 110) i")
                 up.execute("UPDATE t SET v = 'changed' WHERE id <= 5")
