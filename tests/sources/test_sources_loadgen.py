@@ -56,6 +56,8 @@ def test_auction_subsources(sw: Conn) -> None:
         bids = sw.execute("SELECT id, buyer, auction_id, amount FROM bids ORDER BY id LIMIT 3").fetchall()
         assert bids == [(10, 33, 1, 16), (11, 64, 1, 98), (12, 58, 1, 61)]
         assert sw.execute("SELECT id, seller, item FROM auctions ORDER BY id").fetchall()[0][0] == 1
+        with pytest.raises(psycopg.errors.WrongObjectType, match="has no columns"):
+            sw.execute("SELECT * FROM lg_auction")
         joined = sw.execute(
             "SELECT count(*) FROM bids b JOIN auctions a ON b.auction_id = a.id JOIN users u ON b.buyer = u.id"
         ).fetchall()

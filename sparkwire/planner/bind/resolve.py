@@ -88,6 +88,11 @@ def resolve_table(node: exp.Table, state: CatalogState, names: Names) -> Item | 
     if item is None or item.kind not in ("table", "view", "materialized-view", "source"):
         written = ".".join(p for p in (database, schema, name) if p)
         raise e.UndefinedTable(f'relation "{written}" does not exist')
+    if item.kind == "source" and not item.columns:  # AUCTION, TPCH, POSTGRES: the data is in the subsources
+        raise e.WrongObjectType(
+            f'source "{item.name}" has no columns: its data is in its subsources',
+            hint=f"SHOW SUBSOURCES ON {item.name} lists them.",
+        )
     return item
 
 
