@@ -1,7 +1,8 @@
 """A source resumes from its durable offset after a crash (issue 16 part A): a COUNTER on a server of its own is
 killed (-9) mid-stream and started again on the same data directory; at the end the counter collection holds
-exactly 1 … n (no gap, no duplicate) and its progress row says n, and the status history kept its rows. Spark is never started (on-demand, and every
-check reads the introspection store or, after the server stopped, the storage directly)."""
+exactly 1 … n (no gap, no duplicate), its progress row says n and the status history kept its rows. Spark is
+never started (on-demand, and every check reads the introspection store or, after the server stopped, the storage
+directly)."""
 
 from __future__ import annotations
 
