@@ -130,6 +130,12 @@ class Ingestion:
         mine = [w for w in self._controller.active() if w.kind == "ingestion" and w.object_id == self.plan.source_id]
         return mine[-1].replica_id if mine else None
 
+    def _rows(self) -> dict[str, int]:
+        """The rows each output's collection holds now (from the storage manifest: no data is read)."""
+        snapshot = self._storage.snapshot()
+        tables = set(self.plan.outputs.values()) & self._storage.tables()
+        return {t: sum(f.live_rows for f in snapshot.files(t)) for t in tables}
+
     def _resume(self) -> str | None:
         rows = self._storage.snapshot().read_arrow(self.plan.progress_id).to_pylist()
         return self.plan.type.resume_offset(rows[0]) if rows else None
@@ -142,6 +148,7 @@ class Ingestion:
                 self._health.set(self._members(), "starting")
                 with self._controller.running("ingestion", self.plan.cluster_id, object_id=self.plan.source_id):
                     resume = self._resume()
+                    self._health.indexed(self.plan.source_id, self._rows())
                     replica = self._replica()
                     self._health.statistics(self.plan.source_id).replica_id = replica
                     self._health.set(self._members(), "running", replica_id=replica)
@@ -176,15 +183,19 @@ class Ingestion:
             raise InterruptedError("the source is stopping")
         txn = self._storage.begin()
         updates = 0
+        tables: dict[str, tuple[int, int]] = {}
         try:
             for output, changes in batch.changes.items():
                 table_id = self.plan.outputs.get(output)
                 if table_id is None or output in self._failed:
                     continue
+                deleted = inserted = 0
                 if changes.deletes is not None and changes.deletes.num_rows:
-                    updates += delete_rows(txn, table_id, changes.deletes)
+                    deleted = delete_rows(txn, table_id, changes.deletes)
                 if changes.inserts is not None and changes.inserts.num_rows:
-                    updates += txn.append(table_id, changes.inserts)
+                    inserted = txn.append(table_id, changes.inserts)
+                tables[table_id] = (inserted, deleted)
+                updates += inserted + deleted
             for table_id in txn.written_tables():
                 if table_id in self.plan.schemas:
                     merge_small_files(txn, table_id, self.plan.schemas[table_id])
@@ -203,4 +214,5 @@ class Ingestion:
             offset=batch.offset,
             snapshot=batch.snapshot,
             snapshot_done=batch.snapshot_done,
+            tables=tables,
         )

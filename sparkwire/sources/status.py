@@ -168,23 +168,44 @@ class SourceHealth:
         offset: str,
         snapshot: bool,
         snapshot_done: bool,
+        tables: dict[str, tuple[int, int]] | None = None,
     ) -> None:
+        """One durable batch of `source_id`: `tables` gives each subsource's (inserted, deleted) rows (their own
+        statistics rows; the source's counts the total)."""
+        per_table = tables or {}
         with self._lock:
             s = self._statistics.setdefault(source_id, Statistics())
             s.batches += 1
             s.messages_received += messages
             s.bytes_received += size
-            s.updates_staged += updates
-            s.updates_committed += updates
-            s.records_indexed += updates
             s.bytes_indexed += size
-            if snapshot:
-                s.snapshot_records_known = (s.snapshot_records_known or 0) + updates
-                s.snapshot_records_staged = (s.snapshot_records_staged or 0) + updates
-            if snapshot_done or not snapshot:
-                s.snapshot_committed = True
-            number = _offset_number(offset)
-            s.offset_known = s.offset_committed = number
+            net = sum(i - d for i, d in per_table.values()) if per_table else updates
+            for stats, changed, grown in [
+                (s, updates, net),
+                *(
+                    (self._statistics.setdefault(t, Statistics()), i + d, i - d)
+                    for t, (i, d) in per_table.items()
+                    if t != source_id  # COUNTER: the source is its own output, counted once
+                ),
+            ]:
+                stats.updates_staged += changed
+                stats.updates_committed += changed
+                stats.records_indexed += grown
+                if snapshot:
+                    stats.snapshot_records_known = (stats.snapshot_records_known or 0) + changed
+                    stats.snapshot_records_staged = (stats.snapshot_records_staged or 0) + changed
+                if snapshot_done or not snapshot:
+                    stats.snapshot_committed = True
+                stats.offset_known = stats.offset_committed = _offset_number(offset)
+                stats.replica_id = s.replica_id
+
+    def indexed(self, source_id: str, counts: dict[str, int]) -> None:
+        """The rows each collection of `source_id` holds when ingestion starts (records_indexed counts on from
+        there; the source's is their total)."""
+        with self._lock:
+            for table_id, rows in counts.items():
+                self._statistics.setdefault(table_id, Statistics()).records_indexed = rows
+            self._statistics.setdefault(source_id, Statistics()).records_indexed = sum(counts.values())
 
     # ---- the relations' rows ---------------------------------------------------------------------------------
 

@@ -103,6 +103,13 @@ def test_transient_error_stalls_then_resumes_without_gap(tmp_path: Path) -> None
         assert statuses == ["starting", "running", "stalled", "starting", "running"]
         stalled = next(row for row in health.history() if row["status"] == "stalled")
         assert stalled["error"] == "upstream went away"
+        stats = {row["id"]: row for row in health.statistics_rows()}
+        assert [(stats[t]["updates_committed"], stats[t]["records_indexed"]) for t in "sab"] == [
+            (20, 20),
+            (10, 10),
+            (10, 10),
+        ]
+        assert stats["s"]["messages_received"] == 10 and stats["a"]["offset_committed"] == 10
     finally:
         ingestion.stop(close_reader=True)
         storage.close()
