@@ -1,11 +1,11 @@
 """`Ingestion`: one source's reader on one thread, landing every batch in storage atomically with its offset.
 
 Contract: `Ingestion(plan, storage, timestamp, controller, health)`; `start()` runs a thread named
-`sparkwire-source-<id>` (the OS thread `sw-src-<id>`) that, under the cluster controller (`running("ingestion",
-cluster, object_id=source)`: the source's work is recorded on its cluster's replica like any view maintenance),
-reads the durable offset from the source's progress collection and calls `reader.run(resume, sink, stop)`. The
-sink (`emit`) commits one batch in one storage `WriteTxn`: every subsource's deletes (whole rows, one equal row
-each) and inserts, and the progress collection's one row replaced by the batch's offset, at one timestamp drawn from
+`sparkwire-source-<id>` (the OS thread `sw-src-<id>.<n>`, sources/threads.py) that, under the cluster controller
+(`running("ingestion", cluster, object_id=source)`: the source's work is recorded on its cluster's replica like any
+view maintenance), reads the durable offset from the source's progress collection and calls `reader.run(resume,
+sink, stop)`. The sink (`emit`) commits one batch in one storage `WriteTxn`: every subsource's deletes (whole rows,
+one equal row each) and inserts, and the progress collection's one row replaced by the batch's offset, at one timestamp drawn from
 the catalog timeline. So a restart resumes exactly after the last committed batch: no gap, no duplicate, and every
 reader of the source's collections at a timestamp sees them consistent with each other and with the progress row.
 The same transaction merges a subsource's small files when a size tier is full (sources/merge.py).
@@ -20,7 +20,7 @@ the thread (`plan.open_reader()`), once, so a source whose reader cannot be open
 
 from __future__ import annotations
 
-import ctypes
+import itertools
 import logging
 import threading
 from collections import defaultdict
@@ -35,10 +35,12 @@ from sparkwire.sources.merge import merge_small_files
 from sparkwire.sources.reader import Batch, SourceError, UpstreamReader
 from sparkwire.sources.registry import SourceType
 from sparkwire.sources.status import SourceHealth
+from sparkwire.sources.threads import name_current, release
 from sparkwire.storage import ROW_ID_COLUMN, Storage, WriteTxn
 
 log = logging.getLogger(__name__)
 THREAD_PREFIX = "sparkwire-source-"
+_started = itertools.count(1)  # ingestions started in this process: each OS thread name is new
 _MAX_BACKOFF = 30.0
 
 
@@ -76,15 +78,6 @@ def delete_rows(txn: WriteTxn, table_id: str, deletes: pa.Table) -> int:
     if chosen:
         txn.delete_where(table_id, chosen)
     return len(chosen)
-
-
-def _name_os_thread(name: str) -> None:
-    """Name the OS thread too (Linux: /proc/<pid>/task/*/comm, top -H), so readers can be counted from outside."""
-    try:
-        libc = ctypes.CDLL(None)
-        libc.prctl(15, name.encode()[:15], 0, 0, 0)  # PR_SET_NAME
-    except (OSError, AttributeError):
-        pass
 
 
 class Ingestion:
@@ -141,7 +134,14 @@ class Ingestion:
         return self.plan.type.resume_offset(rows[0]) if rows else None
 
     def _main(self) -> None:
-        _name_os_thread(f"sw-src-{self.plan.source_id}")
+        name = f"sw-src-{self.plan.source_id}.{next(_started)}"
+        name_current(name)
+        try:
+            self._loop()
+        finally:
+            release(name)
+
+    def _loop(self) -> None:
         backoff = 0.5
         while not self._stop.is_set():
             try:

@@ -51,14 +51,15 @@ def wait_status(conn: Conn, name: str, wanted: str, timeout: float = 20.0) -> tu
     raise AssertionError(f"source {name} is {status(conn, name)}, not {wanted}")
 
 
-def reader_threads(pid: int) -> list[str]:
-    """The OS threads named `sw-src-<id>` (sources/ingestion.py names them) in process `pid`."""
-    names = []
+def reader_threads(pid: int, source: str) -> set[str]:
+    """The distinct names of the OS threads of `source`'s readers in process `pid` (`sw-src-<id>.<n>`, one per
+    ingestion started: sources/ingestion.py; library threads it started carry its name too, hence distinct)."""
+    names = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
             comm = (task / "comm").read_text().strip()
         except OSError:
             continue
-        if comm.startswith("sw-src-"):
-            names.append(comm)
-    return sorted(names)
+        if comm.startswith(f"sw-src-{source}."):
+            names.add(comm)
+    return names
