@@ -5,10 +5,10 @@ Contract: `Ingestion(plan, storage, timestamp, controller, health)`; `start()` r
 (`running("ingestion", cluster, object_id=source)`: the source's work is recorded on its cluster's replica like any
 view maintenance), reads the durable offset from the source's progress collection and calls `reader.run(resume,
 sink, stop)`. The sink (`emit`) commits one batch in one storage `WriteTxn`: every subsource's deletes (whole rows,
-one equal row each) and inserts, and the progress collection's one row replaced by the batch's offset, at one timestamp drawn from
-the catalog timeline. So a restart resumes exactly after the last committed batch: no gap, no duplicate, and every
-reader of the source's collections at a timestamp sees them consistent with each other and with the progress row.
-The same transaction merges a subsource's small files when a size tier is full (sources/merge.py).
+one equal row each) and inserts, and the progress collection's one row replaced by the batch's offset, at one
+timestamp drawn from the catalog timeline. So a restart resumes exactly after the last committed batch: no gap, no
+duplicate, and every reader of the source's collections at a timestamp sees them consistent with each other and with
+the progress row. The same transaction merges a subsource's small files when a size tier is full (sources/merge.py).
 
 Failures: a `SourceError` for the whole source sets status `failed` and ingestion stops (until the source is
 dropped or the server restarts); a `SourceError(subsource=…)` sets that subsource `failed`, its output is ignored
