@@ -117,7 +117,7 @@ def validate(connection: PostgresConnection) -> None:
 
 def _sqlstate_of(message: str) -> str:
     """libpq reports connection failures without a SQLSTATE; name the ones PostgreSQL has a code for."""
-    if "password authentication failed" in message or "password is required" in message:
+    if "password authentication failed" in message or "no password supplied" in message:
         return "28P01"
     if "database" in message and "does not exist" in message:
         return "3D000"

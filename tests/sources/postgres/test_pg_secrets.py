@@ -89,8 +89,11 @@ def test_secret_lifecycle_and_secrecy(sw: Conn, server: SparkwireServer, role: s
 
 def test_connection_to_postgres(sw: Conn, oracle: PostgresOracle) -> None:
     tag = uuid.uuid4().hex[:8]
+    hba = oracle.datadir / "pg_hba.conf"  # this role, and only it, must give its password upstream
+    hba.write_text(f"host all cdc_{tag} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
     with psycopg.connect(oracle.dsn, autocommit=True) as pg:
         pg.execute(f"CREATE ROLE cdc_{tag} LOGIN PASSWORD 'pw_{tag}'")
+        pg.execute("SELECT pg_reload_conf()")
     sw.execute(f"CREATE SECRET pw_{tag} AS 'pw_{tag}'")
     sw.execute(f"CREATE SECRET bad_{tag} AS 'wrong'")
     base = f"HOST '127.0.0.1', PORT {oracle.port}, USER 'cdc_{tag}', DATABASE 'postgres'"
@@ -106,10 +109,14 @@ def test_connection_to_postgres(sw: Conn, oracle: PostgresOracle) -> None:
     # A used secret cannot go without CASCADE; the connection goes with it.
     assert _error(sw, f"DROP SECRET pw_{tag}").sqlstate == "2BP01"
     # Validation errors keep PostgreSQL's SQLSTATE, or 08001 when no connection was made.
-    # (trust auth upstream: a wrong password is accepted there, so the wrong-password case uses a missing database)
+    err = _error(sw, f"CREATE CONNECTION x_{tag} TO POSTGRES ({base}, PASSWORD SECRET bad_{tag})")
+    assert err.sqlstate == "28P01" and f'password authentication failed for user "cdc_{tag}"' in str(err)
+    err = _error(sw, f"CREATE CONNECTION x_{tag} TO POSTGRES ({base})")  # no password at all
+    assert err.sqlstate == "28P01", err
     err = _error(sw, f"CREATE CONNECTION x_{tag} TO POSTGRES (HOST '127.0.0.1', PORT 1, USER 'u')")
     assert err.sqlstate == "08001" and "Connection refused" in str(err)
-    err = _error(sw, f"CREATE CONNECTION x_{tag} TO POSTGRES ({base.replace('postgres', 'nope')})")
+    nodb = base.replace("DATABASE 'postgres'", "DATABASE 'nope'")
+    err = _error(sw, f"CREATE CONNECTION x_{tag} TO POSTGRES ({nodb}, PASSWORD SECRET pw_{tag})")
     assert err.sqlstate == "3D000" and 'database "nope" does not exist' in str(err)
     sw.execute(f"CREATE CONNECTION x_{tag} TO POSTGRES (HOST '127.0.0.1', PORT 1, USER 'u') WITH (VALIDATE = false)")
     assert _error(sw, f"VALIDATE CONNECTION x_{tag}").sqlstate == "08001"
