@@ -21,13 +21,13 @@ from pathlib import Path
 
 from sparkwire import errors as e
 from sparkwire.catalog.catalog import TransactResult
-from sparkwire.catalog.objects import Column, Item, ItemSpec, Schema
+from sparkwire.catalog.objects import Column, Item, ItemSpec, ObjectRef, Schema
 from sparkwire.catalog.ops import CreateItem, DropItems, Op
 from sparkwire.catalog.wording import duplicate_item
 from sparkwire.pgtypes.registry import format_type
 from sparkwire.planner.grammar.ddl_parser import Name, quote
 from sparkwire.planner.grammar.sources import CreateSource, render
-from sparkwire.planner.security.privileges import check_ops
+from sparkwire.planner.security.privileges import check_ops, check_privilege
 from sparkwire.planner.statements.ddl import DdlContext, DdlPlan, _cluster, _creation_schema, _exists_notice
 from sparkwire.sources.reader import SubsourceColumn, SubsourceSpec
 from sparkwire.sources.registry import Selection, SourceContext, SourceRequest, SourceType, source_type
@@ -55,6 +55,7 @@ def _connection(stmt: CreateSource, ctx: DdlContext) -> Item | None:
         raise e.UndefinedObject(f"unknown catalog item '{name.written}'")
     if found.kind != "connection":
         raise e.WrongObjectType(f"{name.written} is not a connection")
+    check_privilege(ObjectRef("item", found.id), "USAGE", ctx.state, ctx.names.role_id)  # Materialize's RBAC
     return found
 
 

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 
 from tests.sources.loadgen_support import reader_threads, source_id
+from tests.support.clients import as_role
 from tests.support.postgres import PostgresOracle
 from tests.support.server import SparkwireServer
 
@@ -78,6 +79,11 @@ def test_postgres_source_end_to_end(tmp_path: Path, upstream: PostgresOracle, up
             with pytest.raises(psycopg.Error) as info:
                 sw.execute("CREATE SOURCE nope FROM POSTGRES CONNECTION pgc (PUBLICATION 'bad') FOR ALL TABLES")
             assert info.value.sqlstate == "55000" and "REPLICA IDENTITY FULL" in str(info.value)
+            sw.execute("CREATE ROLE plain LOGIN")
+            with psycopg.connect(as_role(server.dsn, "plain"), autocommit=True) as plain:  # USAGE on the connection
+                with pytest.raises(psycopg.Error) as info:
+                    plain.execute("CREATE SOURCE nope FROM POSTGRES CONNECTION pgc (PUBLICATION 'p') FOR ALL TABLES")
+                assert info.value.sqlstate == "42501" and "pgc" in str(info.value)
             sw.execute("CREATE SOURCE pgs FROM POSTGRES CONNECTION pgc (PUBLICATION 'p') FOR ALL TABLES")
             sid = source_id(sw, "pgs")
             slot = f"materialize_{sid}"
