@@ -131,6 +131,20 @@ def test_postgres_source_end_to_end(tmp_path: Path, upstream: PostgresOracle, up
             for query in ("SELECT id, v, amount FROM t", "SELECT k, s, at FROM t2"):
                 assert _rows(sw, query) == _rows(up, query), query  # no gap, no duplicate
             assert _rows(sw, "SELECT id FROM v1") == [(i,) for i in range(2, 6)]
+            # An upstream schema change fails that subsource, with a clear error; the other keeps flowing.
+            up.execute("ALTER TABLE t2 ADD COLUMN extra int")
+            up.execute("INSERT INTO t2 VALUES (3, 'three', now(), 3)")
+            up.execute("INSERT INTO t VALUES (300, 'after', 0)")
+            statuses = "SELECT name, status, error FROM mz_internal.mz_source_statuses WHERE name IN ('t', 't2')"
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                found = dict((r[0], (r[1], r[2])) for r in sw.execute(statuses).fetchall())
+                if found.get("t2", ("",))[0] == "failed" and _rows(sw, "SELECT id FROM t WHERE id = 300"):
+                    break
+                time.sleep(0.1)
+            assert found["t2"][0] == "failed" and "upstream table public.t2 changed its columns" in str(found["t2"][1])
+            assert found["t"][0] == "running"
+            assert _rows(sw, "SELECT k FROM t2 WHERE k = 3") == []  # never silently wrong data
             sw.execute("DROP SOURCE pgs CASCADE")
             deadline = time.monotonic() + 15
             while _slots(upstream) and time.monotonic() < deadline:
