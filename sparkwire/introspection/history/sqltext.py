@@ -1,14 +1,14 @@
 """How a statement's text is kept in the history: hashed, truncated, and redacted as the notices redact.
 
-Contract: `keep(sql)` → (sql_hash, sql, redacted_sql); a statement that sets a role's password is kept redacted in
-both texts (`secret_free`). `sql_hash` is the SHA-256 of the whole text (Materialize's
-`sql_hash`), so a truncated text still groups with its twins. Texts longer than `MAX_SQL_BYTES` (UTF-8) are cut at
-a character boundary and end with the marker `… [truncated: N bytes]`, N the full length. `redacted_sql` replaces
-every literal — strings of any quoting (E'…', $$…$$, $tag$…$tag$, B'…', X'…', U&'…'), numbers — with █ (U+2588,
-the notices' redaction mark, `notices.sqltext.REDACTED`); identifiers (quoted too), keywords, operators, comments,
-`$n` parameters and NULL stay; an unterminated string is redacted to the end. One compiled regular expression, not
-a tokenizer: the history writer runs it for every statement, on its own thread but under the GIL the statements
-share, so it must cost microseconds (about 5 µs for a short statement; sqlglot's tokenizer took 130 µs).
+Contract: `keep(sql)` → (sql_hash, sql, redacted_sql); a statement that sets a role's password or a secret's value
+(CREATE / ALTER SECRET) is kept redacted in both texts (`secret_free`). `sql_hash` is the SHA-256 of the whole text
+(Materialize's `sql_hash`), so a truncated text still groups with its twins. Texts longer than `MAX_SQL_BYTES` (UTF-8)
+are cut at a character boundary and end with the marker `… [truncated: N bytes]`, N the full length. `redacted_sql`
+replaces every literal — strings of any quoting (E'…', $$…$$, $tag$…$tag$, B'…', X'…', U&'…'), numbers — with █ (U+2588,
+the notices' redaction mark, `notices.sqltext.REDACTED`); identifiers (quoted too), keywords, operators, comments, `$n`
+parameters and NULL stay; an unterminated string is redacted to the end. One compiled regular expression, not a
+tokenizer: the history writer runs it for every statement, on its own thread but under the GIL the statements share, so
+it must cost microseconds (about 5 µs for a short statement; sqlglot's tokenizer took 130 µs).
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ _WITH_PASSWORD = re.compile(
 
 
 def secret_free(sql: str) -> str:
-    """`sql`, or its redacted form when it is a CREATE / ALTER ROLE that sets a password: a password never reaches
-    the history's `sql` nor pg_stat_activity's `query`, whoever may read them."""
+    """`sql`, or its redacted form when it is a CREATE / ALTER ROLE that sets a password or a CREATE / ALTER SECRET:
+    a password or secret never reaches the history's `sql` nor pg_stat_activity's `query`, whoever may read them."""
     return redact(sql) if _WITH_PASSWORD.search(sql) else sql
 
 
