@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from sparkwire import errors as e
 from sparkwire.api import NoticeSink
+from sparkwire.catalog import CatalogState
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.resolve import BUILTIN_SCHEMAS, Names
@@ -55,7 +56,9 @@ class SessionState:
         self.vars = variables
         self.engine = engine
         self._base_ctx = ctx
-        self._ctx: tuple[tuple[int, int, str], SessionContext] | None = None
+        # (key, catalog state, variables version, context); set only once the engine connection follows it
+        self._ctx: tuple[tuple[int, int, str], CatalogState, int, SessionContext] | None = None
+        self._engine_ctx: SessionContext | None = None
         self._engine_path: tuple[str, ...] = ("public",)  # the engine connection's search_path (see connect)
         self.data = data
         self.results = results
@@ -78,27 +81,36 @@ class SessionState:
         """The session's facts for translation, its search path resolved against the catalog as it is now (which
         schemas exist decides current_schema()); the engine connection resolves unqualified names the same way."""
         state = self.data.state
-        role = state.roles.get(self.role_id)
-        key = (self.vars.version, state.revision, role.name if role is not None else self._base_ctx.user)
+        version = self.vars.version
         cached = self._ctx
+        if cached is not None and cached[1] is state and cached[2] == version:  # the common case: nothing changed
+            return cached[3]
+        role = state.roles.get(self.role_id)
+        key = (version, state.revision, role.name if role is not None else self._base_ctx.user)
         if cached is None or cached[0] != key:
             listed = schemas_of(self.vars.get("search_path"), key[2])
             db = state.resolve_database(self._base_ctx.database)
             existing = tuple(dict.fromkeys(n for n in listed if state.find_schema(db.id, n) is not None))
             ctx = replace(self._base_ctx, schema=existing[0] if existing else "", search_path=existing)
-            self._ctx = cached = (key, ctx)
-        self.sync_engine_search_path(cached[1])
-        return cached[1]
+        else:
+            ctx = cached[3]
+        self.sync_engine_search_path(ctx)
+        self._ctx = (key, state, version, ctx) if self._engine_ctx is ctx else None
+        return ctx
 
     def sync_engine_search_path(self, ctx: SessionContext | None = None) -> None:
         """Point the engine connection's search_path at the session's user schemas, unless a result is still open
         on it (then at the next statement: `Lifecycle.prepare_engine` frees the connection and calls again)."""
         ctx = ctx or self.ctx
+        if ctx is self._engine_ctx:
+            return
         user_schemas = tuple(n for n in ctx.search_path if n not in BUILTIN_SCHEMAS)
         if user_schemas != self._engine_path:
             with contextlib.suppress(e.PgError):
                 self.engine.set_search_path(user_schemas)
                 self._engine_path = user_schemas
+        if user_schemas == self._engine_path:
+            self._engine_ctx = ctx  # the engine connection follows this context
 
     def names(self) -> Names:
         ctx = self.ctx

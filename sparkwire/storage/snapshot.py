@@ -2,7 +2,7 @@
 
 Contract: a snapshot wraps an immutable `StorageState` and a timestamp `ts`; it never changes and never blocks a
 writer. `files(id)` lists the visible data files with their deleted positions (for an engine that reads Parquet
-itself: see `spark_reader`); `write_times(id, after)` the commit timestamps that changed them (for freshness);
+itself: see `spark_reader`); `version(id)` identifies the visible contents cheaply; `write_times(id, after)` the commit timestamps that changed them (for freshness);
 `read_arrow(id)` reads them with pyarrow, optionally with the `ROW_ID_COLUMN` (see `files`) a
 `WriteTxn.delete_where` accepts. Files stay on disk as long as the table exists and the compaction frontier
 (`Storage.compact(since=…)`) is not advanced past `ts`; reading after that raises ObjectNotInPrerequisiteState
@@ -49,6 +49,12 @@ class Snapshot:
             for record in sorted(table.files.values(), key=lambda record: record.file_no)
             if record.visible_at(self.ts)
         ]
+
+    def version(self, table_id: str) -> tuple[tuple[int, int], ...]:
+        """What identifies the table's contents at `ts`: (file number, rows deleted) of each visible file, oldest
+        first — `files` without building a path per file (resident relations compare it at every lookup)."""
+        records = sorted(self._table(table_id).files.values(), key=lambda record: record.file_no)
+        return tuple((r.file_no, len(r.deleted_at(self.ts))) for r in records if r.visible_at(self.ts))
 
     def write_times(self, table_id: str, after: int = -1) -> list[int]:
         """The commit timestamps in (`after`, `ts`] that changed the table's visible contents (files added or

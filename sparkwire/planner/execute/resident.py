@@ -74,7 +74,7 @@ NAN = _NaN()
 
 
 def table_version(snapshot: Snapshot, table_id: str) -> TableVersion:
-    return tuple((data_file.file_no, len(data_file.deleted)) for data_file in snapshot.files(table_id))
+    return snapshot.version(table_id)
 
 
 def base_tables(item: Item, state: CatalogState) -> tuple[str, ...]:
@@ -161,7 +161,7 @@ class ResidentIndex:
         version: RelationVersion,
     ) -> None:
         self.index_id = index_id
-        self.contents = contents
+        self.contents = contents.combine_chunks()  # one chunk: a lookup is a slice or a take, not a search
         self.key_columns = key_columns
         self.version = version
         self._normalizers: tuple[Normalize | None, ...] = ()
@@ -198,6 +198,8 @@ class ResidentIndex:
                 positions.append(slot)
             elif slot is not None:
                 positions.extend(slot)
+        if len(positions) == 1:  # a primary-key lookup: a zero-copy slice, ~20x cheaper than a take
+            return self.contents.slice(positions[0], 1)
         return self.contents.take(pa.array(positions, pa.int64()))
 
 

@@ -28,6 +28,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 
 import pyarrow as pa
+from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire import errors as e
@@ -160,6 +161,7 @@ class UserData:
         self._routes: dict[int, tuple[Plan, bool, Item | None]] = {}
         self._arrow_schemas: dict[int, tuple[Plan, pa.Schema]] = {}
         self._fields: dict[int, tuple[Plan, tuple[Field, ...]]] = {}
+        self._notices: LRUCache[int, tuple[Plan, CatalogState, Names, bool]] = LRUCache(256)  # per plan: notices apply?
         self._fast_paths: dict[tuple[int, int, str], tuple[Plan, FastPathPlan | None]] = {}
         self._lock = threading.Lock()
         self._job_tag: str | None = None
@@ -508,9 +510,14 @@ class UserData:
         query that reads relations but no user relation is introspection (psql's `\\d`, a BI tool's catalog
         queries): it gets none."""
         assert plan.tree is not None
-        if plan.tree.find(exp.Table) is not None and not self.reads_user_data(plan):
+        state, names = self._data.state, self._names()
+        cached = self._notices.get(id(plan))
+        if cached is None or cached[0] is not plan or cached[1] is not state or cached[2] != names:
+            introspection = plan.tree.find(exp.Table) is not None and not self.reads_user_data(plan)
+            cached = self._notices[id(plan)] = (plan, state, names, not introspection)
+        if not cached[3]:
             return []
-        return self._data.notices.for_query(plan.tree, self._data.state, self._names(), self._enabled)
+        return self._data.notices.for_query(plan.tree, state, names, self._enabled)
 
     def _route_lines(self, plan: Plan, params: Sequence[object], timezone: str) -> list[str]:
         return explain_text(self.explain_route(plan, params, timezone), self._data.state)
