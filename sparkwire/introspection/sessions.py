@@ -1,8 +1,9 @@
 """The session relations: mz_internal.mz_sessions and pg_catalog.pg_stat_activity, one row per connected session.
 
-Contract: `SessionTable(engine)` (after `store.install`) holds a connection of its own; `started(info)` inserts the
-session's row and `ended(connection_id)` deletes it; both are safe from any thread (a lock serializes them) and
-each is one autocommitted statement per table, so readers see a session from the moment `started` returns. Values
+Contract: `SessionTable(engine)` (after `store.install`) replaces the store's two tables with views; `started(info)`
+adds the session's row and `ended(connection_id)` removes it; both are safe from any thread and touch only memory
+(a dict insert or delete: no engine statement on the connection path), so readers see a session from the moment
+`started` returns. Values
 follow Materialize (mz_sessions: a random uuid `id`, `connection_id` = the backend pid clients see, `role_id`,
 `client_ip`, `connected_at`) and PostgreSQL (pg_stat_activity: a `client backend`). The planner's service calls
 `started` when it creates a session and `ended` when the session closes.
@@ -11,17 +12,17 @@ Live state: `started` returns the session's `LiveActivity`, which the session up
 begin and end: state (`active` / `idle` / `idle in transaction` / `idle in transaction (aborted)`), query (the
 running or last statement, cut at `QUERY_TEXT_BYTES` as PostgreSQL's track_activity_query_size), query_start,
 state_change, xact_start, wait_event_type / wait_event (while the statement waits on Spark). Those updates are a
-few attribute writes; nothing is written to the store for them. Instead pg_stat_activity is a view: the static
-columns come from a table (`STATIC_TABLE`), the live ones from the vectorized UDF `LIVE_FUNCTION(pid)`, which reads
-the `LiveActivity` objects when a query runs — so every reader sees every session as it is at that moment (its own
-statement as `active`), and the statements being observed pay nothing. `pids()` maps live backend pids to their
-role ids (pg_cancel_backend's privilege check).
+few attribute writes; nothing is written to the store for them. mz_sessions and pg_stat_activity are views over
+vectorized UDFs that read the sessions when a query runs: `SESSIONS_FUNCTION(0)` returns the list of mz_sessions rows,
+`STATIC_FUNCTION(0)` pg_stat_activity's static columns (the view `STATIC_TABLE`), and `LIVE_FUNCTION(pid)` its live
+ones from the `LiveActivity` objects — so every reader sees every session as it is at that moment (its own
+statement as `active`), and neither connecting nor the statements being observed pay for it. `pids()` maps live
+backend pids to their role ids (pg_cancel_backend's privilege check).
 """
 
 from __future__ import annotations
 
 import datetime
-import threading
 import uuid
 from dataclasses import dataclass, field
 
@@ -31,12 +32,15 @@ from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.introspection.history.sqltext import secret_free
-from sparkwire.introspection.tables import STORE_CATALOG, engine_name, engine_type, quoted, table_sql
+from sparkwire.introspection.tables import STORE_CATALOG, arrow_type, engine_name, engine_type, quoted, table_sql
 
 QUERY_TEXT_BYTES = 1024
 LIVE_FUNCTION = "sw_session_live"
+SESSIONS_FUNCTION = "sw_sessions_rows"
+STATIC_FUNCTION = "sw_session_static_rows"
 _PG_STAT_ACTIVITY_REL = next(rel for rel in BUILTIN_RELATIONS if rel.name == "pg_stat_activity")
-_MZ_SESSIONS = table_sql(next(rel for rel in MZ_RELATIONS if rel.name == "mz_sessions"))
+_MZ_SESSIONS_REL = next(rel for rel in MZ_RELATIONS if rel.name == "mz_sessions")
+_MZ_SESSIONS = table_sql(_MZ_SESSIONS_REL)
 _PG_STAT_ACTIVITY = table_sql(_PG_STAT_ACTIVITY_REL)
 STATIC_TABLE = f"{STORE_CATALOG}.{quoted(engine_name('pg_catalog'))}.sw_stat_activity_static"
 _LIVE_COLUMNS = ("xact_start", "query_start", "state_change", "wait_event_type", "wait_event", "state", "query")
@@ -55,6 +59,10 @@ _LIVE_TYPE = pa.struct(
 
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
+
+
+def _arrow_struct(columns: list[tuple[str, str]]) -> pa.StructType:
+    return pa.struct([(name, arrow_type(engine_type(pg_type))) for name, pg_type in columns])
 
 
 def _query_text(sql: str) -> str:
@@ -132,25 +140,42 @@ def _view_sql() -> str:
     )
 
 
+def _struct_sql(columns: list[tuple[str, str]]) -> str:
+    return f"STRUCT({', '.join(f'{quoted(name)} {engine_type(pg_type)}' for name, pg_type in columns)})"
+
+
+def _rows_view(view: str, function: str, columns: list[tuple[str, str]]) -> str:
+    """A view whose rows are the list of structs `function(0)` returns (the argument only makes DuckDB call it)."""
+    names = ", ".join(f"r.{quoted(name)}" for name, _ in columns)
+    return f"CREATE VIEW {view} AS SELECT {names} FROM (SELECT unnest({function}(0)) AS r)"
+
+
 class SessionTable:
     def __init__(self, engine: DuckDBEngine) -> None:
         self._con = engine.connect(counts_writes=False)  # live relations are never cached
-        self._lock = threading.Lock()
         self._live: dict[int, LiveActivity] = {}
-        static = ", ".join(
-            f"{quoted(name)} {engine_type(pg_type)}"
-            for name, pg_type in _PG_STAT_ACTIVITY_REL.columns
-            if name not in _LIVE_COLUMNS
-        )
+        self._sessions: dict[int, SessionInfo] = {}
+        static = [(name, pg) for name, pg in _PG_STAT_ACTIVITY_REL.columns if name not in _LIVE_COLUMNS]
         live_type = ", ".join(
             f"{quoted(name)} {engine_type(pg_type)}"
             for name in _LIVE_COLUMNS
             for column, pg_type in _PG_STAT_ACTIVITY_REL.columns
             if column == name
         )
+        sessions = list(_MZ_SESSIONS_REL.columns)
+        self._sessions_type = pa.list_(_arrow_struct(sessions))
+        self._static_type = pa.list_(_arrow_struct(static))
         engine.register_function(LIVE_FUNCTION, self._live_values, ["INTEGER"], f"STRUCT({live_type})", vectorized=True)
-        self._con.command(f"CREATE TABLE {STATIC_TABLE} ({static})")
-        self._con.command(f"DROP TABLE IF EXISTS {_PG_STAT_ACTIVITY}")  # the store's empty table: a view instead
+        engine.register_function(
+            SESSIONS_FUNCTION, self._session_rows, ["INTEGER"], f"{_struct_sql(sessions)}[]", vectorized=True
+        )
+        engine.register_function(
+            STATIC_FUNCTION, self._static_rows, ["INTEGER"], f"{_struct_sql(static)}[]", vectorized=True
+        )
+        self._con.command(_rows_view(STATIC_TABLE, STATIC_FUNCTION, static))
+        self._con.command(f"DROP TABLE IF EXISTS {_MZ_SESSIONS}")  # the store's empty tables: views instead
+        self._con.command(_rows_view(_MZ_SESSIONS, SESSIONS_FUNCTION, sessions))
+        self._con.command(f"DROP TABLE IF EXISTS {_PG_STAT_ACTIVITY}")
         self._con.command(f"CREATE VIEW {_PG_STAT_ACTIVITY} AS {_view_sql()}")
 
     def _live_values(self, pids: pa.Array) -> pa.Array:
@@ -158,40 +183,36 @@ class SessionTable:
         rows = [(found.values() if (found := live.get(pid)) is not None else None) for pid in pids.to_pylist()]
         return pa.array(rows, _LIVE_TYPE)
 
+    def _session_rows(self, calls: pa.Array) -> pa.Array:
+        rows = [
+            {"id": str(i.id), "connection_id": i.connection_id, "role_id": i.role_id, "client_ip": i.client_ip,
+             "connected_at": i.connected_at}
+            for i in list(self._sessions.values())
+        ]
+        return pa.array([rows] * len(calls), self._sessions_type)
+
+    def _static_rows(self, calls: pa.Array) -> pa.Array:
+        """pg_stat_activity's columns that do not change while a session lives (the rest of them NULL)."""
+        rows = [
+            {"datid": i.database_oid, "datname": i.database, "pid": i.connection_id, "usesysid": i.role_oid,
+             "usename": i.user, "application_name": i.application_name, "client_addr": i.client_ip,
+             "client_port": i.client_port, "backend_start": i.connected_at, "backend_type": "client backend"}
+            for i in list(self._sessions.values())
+        ]
+        return pa.array([rows] * len(calls), self._static_type)
+
     def pids(self) -> dict[int, str]:
         return {pid: live.role_id for pid, live in list(self._live.items())}
 
     def started(self, info: SessionInfo) -> LiveActivity:
         live = LiveActivity(info.connection_id, info.role_id, state_change=info.connected_at)
-        with self._lock:
-            self._live[info.connection_id] = live
-            self._con.command(
-                f"INSERT INTO {_MZ_SESSIONS} VALUES (?, ?, ?, ?, ?)",
-                (str(info.id), info.connection_id, info.role_id, info.client_ip, info.connected_at),
-            )
-            self._con.command(
-                f"INSERT INTO {STATIC_TABLE} (datid, datname, pid, usesysid, usename, application_name, "
-                "client_addr, client_port, backend_start, backend_type) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'client backend')",
-                (
-                    info.database_oid,
-                    info.database,
-                    info.connection_id,
-                    info.role_oid,
-                    info.user,
-                    info.application_name,
-                    info.client_ip,
-                    info.client_port,
-                    info.connected_at,
-                ),
-            )
+        self._live[info.connection_id] = live
+        self._sessions[info.connection_id] = info
         return live
 
     def ended(self, connection_id: int) -> None:
-        with self._lock:
-            self._live.pop(connection_id, None)
-            self._con.command(f"DELETE FROM {_MZ_SESSIONS} WHERE connection_id = ?", (connection_id,))
-            self._con.command(f"DELETE FROM {STATIC_TABLE} WHERE pid = ?", (connection_id,))
+        self._sessions.pop(connection_id, None)
+        self._live.pop(connection_id, None)
 
     def close(self) -> None:
         self._con.close()

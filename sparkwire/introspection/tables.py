@@ -87,9 +87,10 @@ def engine_type(pg_type: str) -> str:
     return _ENGINE_TYPES[pg_type]
 
 
-def _arrow_type(engine: str) -> pa.DataType:
+def arrow_type(engine: str) -> pa.DataType:
+    """The Arrow type of a DuckDB column type as the store spells it (`engine_type`)."""
     if engine.endswith("[]"):
-        return pa.list_(_arrow_type(engine[:-2]))
+        return pa.list_(arrow_type(engine[:-2]))
     return _ARROW_TYPES[engine]
 
 
@@ -112,6 +113,6 @@ def column_sqls(rel: BuiltinRelation) -> list[str]:
 
 def arrow_rows(rel: BuiltinRelation, rows: Iterable[Row]) -> pa.Table:
     materialized = list(rows)
-    schema = pa.schema([(name, _arrow_type(engine_type(pg_type))) for name, pg_type in rel.columns])
+    schema = pa.schema([(name, arrow_type(engine_type(pg_type))) for name, pg_type in rel.columns])
     columns = [pa.array([row[i] for row in materialized], type=field.type) for i, field in enumerate(schema)]
     return pa.Table.from_arrays(columns, schema=schema)
