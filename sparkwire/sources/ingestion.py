@@ -13,7 +13,8 @@ the progress row. The same transaction merges a subsource's small files when a s
 Failures: a `SourceError` for the whole source sets status `failed` and ingestion stops (until the source is
 dropped or the server restarts); a `SourceError(subsource=…)` sets that subsource `failed`, its output is ignored
 from then on and the reader runs again; anything else is transient: status `stalled` with the error, and `run` is
-called again after a backoff (0.5 s doubling to 30 s) from the durable offset. `stop(close_reader)` ends the thread;
+called again after a backoff (0.5 s doubling to 30 s) from the durable offset; a cluster without replicas pauses it
+(status `paused`, as Materialize) until one comes. `stop(close_reader)` ends the thread;
 with `close_reader` (DROP SOURCE) the reader's `close()` releases its upstream resources. The reader is opened on
 the thread (`plan.open_reader()`), once, so a source whose reader cannot be opened yet is stalled and retried too.
 """
@@ -171,6 +172,12 @@ class Ingestion:
                 if self._stop.is_set():
                     return
                 message = error.message if isinstance(error, e.PgError) else str(error) or type(error).__name__
+                if isinstance(error, e.ObjectNotInPrerequisiteState) and "no replicas" in message:
+                    # Materialize's `paused`: the source's cluster has no replicas to run on (ALTER CLUSTER … SET
+                    # (REPLICATION FACTOR = 1) resumes it); checked again every second
+                    self._health.set(self._members(), "paused", None, {"reason": message})
+                    self._stop.wait(1.0)
+                    continue
                 self._health.set(self._members(), "stalled", message)
                 log.info("source %s stalled (retrying in %.1fs): %s", self.plan.name, backoff, message)
                 self._stop.wait(backoff)

@@ -105,6 +105,9 @@ class Sources:
                 ingestion = self._running.pop(source_id)
                 ingestion.stop(close_reader=True)
                 self.health.forget(ingestion.plan.members)
+            gone = [str(row["id"]) for row in self.health.statuses() if row["id"] not in state.items]
+            if gone:  # never started (a CREATE SOURCE undone), or subsources dropped alone
+                self.health.forget(gone)
             for source_id, source in wanted.items():
                 if source_id in self._running:
                     continue

@@ -68,13 +68,14 @@ def test_read_only_and_drops(sw: Conn) -> None:
     assert sw.execute("SELECT status FROM mz_internal.mz_source_statuses WHERE name LIKE 'dc_c%'").fetchall() == []
 
 
-def test_status_stalled_without_replicas(sw: Conn) -> None:
+def test_status_paused_without_replicas(sw: Conn) -> None:
     sw.execute("CREATE CLUSTER dc_z (SIZE = '25cc', REPLICATION FACTOR = 0)")
     try:
         sw.execute("CREATE SOURCE dc_s IN CLUSTER dc_z FROM LOAD GENERATOR COUNTER (TICK INTERVAL '10ms')")
-        _, error = wait_status(sw, "dc_s", "stalled")
-        assert error is not None and "no replicas" in error
-        assert status(sw, "dc_s_progress")[0] == "stalled"
+        assert wait_status(sw, "dc_s", "paused") == ("paused", None)
+        assert status(sw, "dc_s_progress")[0] == "paused"
+        details = sw.execute("SELECT details FROM mz_internal.mz_source_statuses WHERE name = 'dc_s'").fetchall()
+        assert "no replicas" in details[0][0]
         sw.execute("ALTER CLUSTER dc_z SET (REPLICATION FACTOR = 1)")
         wait_status(sw, "dc_s", "running", timeout=20)
         wait_offset(sw, "dc_s", 3)
@@ -82,7 +83,7 @@ def test_status_stalled_without_replicas(sw: Conn) -> None:
             "SELECT DISTINCT status FROM mz_internal.mz_source_status_history WHERE source_id = %s",
             (source_id(sw, "dc_s"),),
         ).fetchall()
-        assert {h[0] for h in history} >= {"starting", "stalled", "running"}
+        assert {h[0] for h in history} >= {"starting", "paused", "running"}
         stats = sw.execute(
             "SELECT updates_committed >= 3, offset_committed >= 3, snapshot_committed "
             "FROM mz_internal.mz_source_statistics WHERE id = %s",

@@ -175,3 +175,16 @@ def test_for_tables_renames(sw: Conn) -> None:
     finally:
         sw.execute("DROP SOURCE IF EXISTS lg_some")
     sw.execute("DROP SOURCE IF EXISTS lg_some")
+
+
+def test_subsource_name_taken_creates_nothing(sw: Conn) -> None:
+    sw.execute("CREATE TABLE lg_taken (a int)")
+    try:
+        with pytest.raises(psycopg.errors.DuplicateTable):
+            sw.execute("CREATE SOURCE lg_clash FROM LOAD GENERATOR AUCTION FOR TABLES (users AS lg_taken)")
+        assert sw.execute("SELECT count(*) FROM mz_sources WHERE name LIKE 'lg_clash%'").fetchall() == [(0,)]
+        assert sw.execute(
+            "SELECT count(*) FROM mz_internal.mz_source_statuses WHERE name LIKE 'lg_clash%'"
+        ).fetchall() == [(0,)]
+    finally:
+        sw.execute("DROP TABLE lg_taken")
