@@ -22,9 +22,9 @@ PROCESSES = 4
 
 def idle_connections(dsn: str, count: int, rss: Callable[[], int]) -> tuple[float, int]:
     """(bytes of server memory per idle connection, connections held)."""
-    warm = [psycopg.connect(dsn, autocommit=True) for _ in range(8)]  # first-connection costs out of the figure
-    for conn in warm:
-        conn.execute("SELECT 1")
+    for _ in range(8):  # first-connection costs out of the figure
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("SELECT 1")
     time.sleep(0.5)
     before = rss()
     conns: list[psycopg.Connection[Any]] = []
@@ -37,7 +37,7 @@ def idle_connections(dsn: str, count: int, rss: Callable[[], int]) -> tuple[floa
         after = rss()
         return (after - before) / count, len(conns)
     finally:
-        for conn in [*conns, *warm]:
+        for conn in conns:
             conn.close()
 
 

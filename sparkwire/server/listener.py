@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE = 10.0
 BACKLOG = 1024
-MAX_CONNECTIONS = 1000
+MAX_CONNECTIONS = 5000  # Materialize's max_connections default
 _TOO_MANY = TooManyConnections("sorry, too many clients already", severity="FATAL")
 
 
