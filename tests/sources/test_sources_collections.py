@@ -8,6 +8,7 @@ import psycopg
 import pytest
 
 from tests.sources.loadgen_support import Conn, reader_threads, source_id, status, wait_offset, wait_status
+from tests.support.clients import as_role
 from tests.support.server import SparkwireServer
 
 
@@ -92,3 +93,20 @@ def test_status_paused_without_replicas(sw: Conn) -> None:
         assert stats == [(True, True, True)]
     finally:
         sw.execute("DROP CLUSTER dc_z CASCADE")
+
+
+def test_privileges(sw: Conn, role: str) -> None:
+    sw.execute("CREATE SOURCE dc_priv FROM LOAD GENERATOR COUNTER (UP TO 2)")
+    try:
+        wait_offset(sw, "dc_priv", 2)
+        with psycopg.connect(as_role(sw.info.dsn, role), autocommit=True) as other:
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                other.execute("SELECT count(*) FROM dc_priv")
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                other.execute("CREATE SOURCE dc_mine FROM LOAD GENERATOR COUNTER")
+            sw.execute(f"GRANT SELECT ON dc_priv TO {role}")
+            assert other.execute("SELECT count(*) FROM dc_priv").fetchall() == [(2,)]
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                other.execute("DROP SOURCE dc_priv")
+    finally:
+        sw.execute("DROP SOURCE dc_priv")
