@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from sparkwire import errors as e
 from sparkwire.compute.controller import ClusterController
@@ -63,10 +64,15 @@ class IngestionPlan:
 
 
 def delete_rows(txn: WriteTxn, table_id: str, deletes: pa.Table) -> int:
-    """Retract one equal visible row per row of `deletes` (multiset semantics); returns how many were found."""
+    """Retract one equal visible row per row of `deletes` (multiset semantics); returns how many were found. The
+    collection is read whole (Parquet, in C++), but only the rows whose first column is among the deletes' (NULL
+    matching NULL) are compared whole, in Python: a batch's cost follows its deletes, not the collection's size."""
     current = txn.read_arrow(table_id, row_ids=True)
     names = [n for n in current.column_names if n != ROW_ID_COLUMN]
     deletes = deletes.select(names).cast(current.select(names).schema)
+    if names:  # only rows whose first column matches can be retracted: compare those alone, in Python
+        first = deletes.column(names[0]).combine_chunks()
+        current = current.filter(pc.is_in(current.column(names[0]), value_set=first, skip_nulls=False))
     index: dict[tuple[object, ...], list[int]] = defaultdict(list)
     columns = [current.column(n).to_pylist() for n in names]
     for row_id, *values in zip(current.column(ROW_ID_COLUMN).to_pylist(), *columns, strict=True):
