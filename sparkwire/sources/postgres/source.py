@@ -98,10 +98,14 @@ class PostgresReader:
     def _snapshot(self, repl: ReplicationConnection, specs: dict[str, SubsourceSpec], sink: Sink) -> int:
         self._drop_stale_slot()
         lsn, name = repl.create_slot(self.slot)
-        tables = [t for t in discover(self.config) if t.spec.name in specs]
+        tables = [t for t in discover(self.config) if t.spec.name in specs and t.spec.name not in self.failed]
         for table in tables:
             self._check_columns(specs[table.spec.name], table.upstream_columns)
-        copied = snapshot(self.config, name, tables)
+        try:
+            copied = snapshot(self.config, name, tables)
+        except SourceError as error:  # a table with a value sparkwire cannot hold: the next run snapshots the others
+            self.failed.add(error.subsource or "")
+            raise
         changes = {n: Changes(inserts=t) for n, (t, _) in copied.items() if t.num_rows and n not in self.failed}
         sink.emit(
             Batch(
@@ -223,7 +227,11 @@ class _Stream:
     def commit(self, commit: po.Commit, repl: ReplicationConnection, sink: Sink) -> None:
         txn, self.txn = self.txn, None
         if txn is not None and not self.skip:
-            changes = txn.changes(self.specs)
+            try:
+                changes = txn.changes(self.specs)
+            except SourceError as error:
+                self.reader.failed.add(error.subsource or "")
+                raise
             if changes:
                 offset = po.format_lsn(commit.commit_lsn)
                 sink.emit(Batch(offset=offset, changes=changes, messages=txn.messages, bytes=txn.bytes))

@@ -22,6 +22,7 @@ from sparkwire.pgtypes.copy.text_in import CopyInParser
 from sparkwire.pgtypes.registry import format_type
 from sparkwire.sources.postgres.connection import PostgresConnection
 from sparkwire.sources.postgres.stream import quote_ident
+from sparkwire.sources.postgres.transaction import TIMESTAMPTZ, rows_table, unreadable, utc_timestamps
 from sparkwire.sources.reader import SourceError, SubsourceColumn, SubsourceSpec
 
 TEXT = 25
@@ -147,7 +148,8 @@ def snapshot(config: UpstreamConfig, name: str, tables: list[UpstreamTable]) -> 
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
         conn.execute(f"SET TRANSACTION SNAPSHOT '{name}'")
         for table in tables:
-            out[table.spec.name] = _copy(conn, table.spec)
+            with unreadable(table.spec):
+                out[table.spec.name] = _copy(conn, table.spec)
         conn.rollback()
     return out
 
@@ -158,9 +160,10 @@ def _copy(conn: psycopg.Connection[tuple[object, ...]], spec: SubsourceSpec) -> 
     batches: list[pa.RecordBatch] = []
     received = 0
 
+    # timestamptz columns are read as text and typed by the vectorized UTC path (PostgreSQL's rules otherwise)
     def parser() -> CopyInParser:
         return CopyInParser(
-            [c.type_oid for c in spec.columns],
+            [TEXT if c.type_oid == TIMESTAMPTZ else c.type_oid for c in spec.columns],
             table=spec.upstream,
             columns=[c.name for c in spec.columns],
             typmods=[c.typmod for c in spec.columns],
@@ -181,4 +184,13 @@ def _copy(conn: psycopg.Connection[tuple[object, ...]], spec: SubsourceSpec) -> 
     received += len(block)
     current.feed(bytes(block))
     batches.append(current.finish())
-    return pa.Table.from_batches(batches), received
+    table = pa.Table.from_batches(batches)
+    for i, column in enumerate(spec.columns):
+        if column.type_oid == TIMESTAMPTZ:
+            text = table.column(i).combine_chunks()
+            typed = utc_timestamps(text)
+            if typed is None:
+                raw = [None if v is None else v.encode() for v in text.to_pylist()]
+                typed = rows_table(SubsourceSpec(spec.name, spec.upstream, (column,)), [(v,) for v in raw]).column(0)
+            table = table.set_column(i, column.name, typed)
+    return table, received

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import psycopg
+import pyarrow as pa
 import pytest
 
 from sparkwire.sources.postgres.source import PostgresReader, UpstreamUnavailable, slot_name
@@ -214,3 +215,35 @@ def test_connection_loss_is_transient_and_resumes(upstream: PostgresOracle, updb
         assert not errors
     assert [r["name"] for r in _rows(batches[-1], "t")] == ["while down"] and len(batches) == 2
     reader.close()
+
+
+def test_timestamptz_fast_and_slow_paths_agree(upstream: PostgresOracle, updb: str) -> None:
+    values = ["2024-01-02 03:04:05.123456+00", "1999-12-31 23:59:59+00", "infinity", "0044-03-15 12:00:00+00 BC"]
+    with _up(upstream, updb) as conn:
+        conn.execute("CREATE TABLE ts (id int, at timestamptz); ALTER TABLE ts REPLICA IDENTITY FULL")
+        conn.execute("CREATE PUBLICATION p FOR ALL TABLES")
+        for i, v in enumerate(values[:2]):
+            conn.execute("INSERT INTO ts VALUES (%s, %s)", (i, v))
+    reader = PostgresReader(config_for(upstream, updb), slot_name("u" + uuid.uuid4().hex[:6]))
+    reader.subsources()
+    sink = CollectingSink()
+    with _running(reader, None, sink) as errors:
+        sink.wait_for(lambda b: len(b) >= 1)
+        with _up(upstream, updb) as conn:
+            for i, v in enumerate(values):  # the same values again, through pgoutput; then the slow path's ones
+                conn.execute("INSERT INTO ts VALUES (%s, %s)", (10 + i, v))
+        sink.wait_for(lambda b: len(b) >= 4)
+        for _ in range(100):
+            if errors:
+                break
+            threading.Event().wait(0.05)
+    reader.close()
+    # A BC timestamp does not fit sparkwire's timestamptz: that subsource fails, with the way out.
+    assert isinstance(errors[0], SourceError) and errors[0].subsource == "ts" and "TEXT COLUMNS" in str(errors[0])
+    snapshot = sink.batches[0].changes["ts"].inserts
+    streamed = [b.changes["ts"].inserts for b in sink.batches[1:]]
+    assert snapshot is not None and all(t is not None for t in streamed)
+    micros = [t.column("at").cast(pa.int64()).to_pylist()[0] for t in streamed if t is not None]
+    assert sorted(snapshot.column("at").cast(pa.int64()).to_pylist()) == sorted(micros[:2])
+    assert micros[:2] == [1704164645123456, 946684799000000]
+    assert micros[2] == 2**63 - 1  # infinity: the storage sentinel (PostgreSQL's input rules)
