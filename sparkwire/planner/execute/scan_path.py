@@ -7,9 +7,9 @@ Materialize's "persist fast path" (its `execution_strategy` name is used for the
 
 Contract:
 - `scan_path(tree, state, names)` returns a `ScanPlan` when `tree` is exactly `SELECT <plain columns, aliased
-  columns or *> FROM <table> [alias] [LIMIT <n>]` over a relation of kind table (its contents are all in storage;
-  views and materialized views are computed) and None otherwise. `tree` is the query as the role may run it: a row
-  filter the privileges added makes it a WHERE, which takes it off this path.
+  columns or *> FROM <table> [alias] [LIMIT <n>]` over a table or a source's collection (their contents are all
+  in storage; views and materialized views are computed) and None otherwise. `tree` is the query as the role may
+  run it: a row filter the privileges added makes it a WHERE, which takes it off this path.
 - `run_scan(plan, snapshot)` yields the rows at the snapshot, file by file (deleted rows removed), projected and
   named as `plan.output` says, at most `plan.limit` of them. `held(batches, max_bytes)` reads them whole, or
   returns None once they hold more than `max_bytes` (max_query_result_size bounds a result before any row of it
@@ -28,6 +28,7 @@ from sparkwire import errors as e
 from sparkwire.catalog import CatalogState
 from sparkwire.planner.bind.resolve import Names
 from sparkwire.planner.execute.fast_path import single_table
+from sparkwire.planner.execute.resident import BASE_KINDS
 from sparkwire.storage import Snapshot
 from sparkwire.storage.files import read_data_file
 
@@ -46,7 +47,7 @@ def scan_path(tree: exp.Expr, state: CatalogState, names: Names) -> ScanPlan | N
     if found is None:
         return None
     relation, output, limit = found
-    if relation.kind != "table":
+    if relation.kind not in BASE_KINDS or not relation.columns:
         return None
     return ScanPlan(relation.id, output, limit)
 
