@@ -14,6 +14,7 @@ oidvector.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import pyarrow as pa
@@ -112,7 +113,13 @@ def column_sqls(rel: BuiltinRelation) -> list[str]:
 
 
 def arrow_rows(rel: BuiltinRelation, rows: Iterable[Row]) -> pa.Table:
+    schema = _arrow_schema(rel)
     materialized = list(rows)
-    schema = pa.schema([(name, arrow_type(engine_type(pg_type))) for name, pg_type in rel.columns])
-    columns = [pa.array([row[i] for row in materialized], type=field.type) for i, field in enumerate(schema)]
+    values = zip(*materialized, strict=True) if materialized else ([] for _ in schema)  # rows → columns, in C
+    columns = [pa.array(column, type=field.type) for column, field in zip(values, schema, strict=True)]
     return pa.Table.from_arrays(columns, schema=schema)
+
+
+@functools.cache
+def _arrow_schema(rel: BuiltinRelation) -> pa.Schema:
+    return pa.schema([(name, arrow_type(engine_type(pg_type))) for name, pg_type in rel.columns])

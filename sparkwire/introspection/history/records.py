@@ -32,9 +32,13 @@ class SessionRecord:
     connected_at: datetime.datetime
     initial_application_name: str
     authenticated_user: str
+    session_text: str = field(init=False, repr=False, compare=False)  # the id as text, made once per session
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "session_text", str(self.session_id))
 
     def row(self) -> tuple[object, ...]:
-        return (str(self.session_id), self.connected_at, self.initial_application_name, self.authenticated_user)
+        return (self.session_text, self.connected_at, self.initial_application_name, self.authenticated_user)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +112,7 @@ class Execution:
             self.params, MZ_VERSION, self.began_at, self.finished_at, self.finished_status, self.error_message,
             self.result_size, self.rows_returned, self.execution_strategy, self.transaction_id,
             str(uuid.UUID(int=self.execution_id.int ^ _PREPARED, version=4)), sql_hash, self.prepared_statement_name,
-            str(s.session_id), self.began_at, self.statement_type, 0, s.connected_at, s.initial_application_name,
+            s.session_text, self.began_at, self.statement_type, 0, s.connected_at, s.initial_application_name,
             s.authenticated_user, sql, redacted_sql, self.dependencies_finished_at,
         )  # fmt: skip
 
