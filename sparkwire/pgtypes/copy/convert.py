@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sparkwire.errors import NumericValueOutOfRange, PgError
+from sparkwire.pgtypes import _wire
 from sparkwire.pgtypes.interval import Interval
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.pgtypes.params import decimal_text, decode_text, invalid_utf8
@@ -34,6 +35,7 @@ _PLAIN: dict[int, str] = {
     1114: r"^\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?)?$",
     16: r"^[tf]$",
 }
+_INTEGERS = frozenset({20, 21, 23})
 _INFINITIES = {"infinity": 1, "+infinity": 1, "-infinity": -1}
 _EPOCH_UNITS: dict[int, tuple[dt.timedelta, int]] = {
     1082: (dt.timedelta(days=1), 2**31 - 1),
@@ -67,7 +69,10 @@ def _fast(text: pa.Array, oid: int, target: pa.DataType) -> pa.Array | None:
     pattern = _PLAIN.get(oid)
     if pattern is None or (oid == 1700 and not pa.types.is_decimal(target) and not pa.types.is_string(target)):
         return None
-    if pc.all(pc.match_substring_regex(text, pattern)).as_py() is False:
+    if oid in _INTEGERS:  # Arrow's cast reads -digits (and 0x hex, which PostgreSQL 15 refuses): one byte search
+        if _wire.may_contain(text, b"xX"):
+            return None
+    elif pc.all(pc.match_substring_regex(text, pattern)).as_py() is False:
         return None
     if oid == 16:
         return pc.equal(text, pa.scalar("t"))
