@@ -1,7 +1,7 @@
 """One client connection, served by its own thread with blocking socket I/O around the I/O-free protocol code.
 
 Why a thread per connection and not asyncio: every Session call may block, so an asyncio design pays a hop to
-a worker thread and back per round trip. Measured with `python -m bench.pgwire --asyncio` (same QueryProtocol,
+a worker thread and back per round trip. Measured with `python -m bench.pgwire_asyncio` (same QueryProtocol,
 same run): this design 11,700 simple / 8,600 prepared `SELECT 1` round trips/s, asyncio with the hop 4,400 /
 4,000, asyncio advancing the generator on the loop (which would stall every client while the engine runs)
 9,300 / 7,700; PostgreSQL 14,300 / 16,300. See docs/architecture.md, "Threading model". PostgreSQL too
