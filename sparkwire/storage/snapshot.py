@@ -3,10 +3,10 @@
 Contract: a snapshot wraps an immutable `StorageState` and a timestamp `ts`; it never changes and never blocks a
 writer. `files(id)` lists the visible data files with their deleted positions (for an engine that reads Parquet
 itself: see `spark_reader`); `version(id)` identifies the visible contents cheaply; `write_times(id, after)` the
-commit timestamps that changed them (for freshness); `read_arrow(id)` reads them with pyarrow, optionally with the `ROW_ID_COLUMN` (see `files`) a
-`WriteTxn.delete_where` accepts. Files stay on disk as long as the table exists and the compaction frontier
-(`Storage.compact(since=…)`) is not advanced past `ts`; reading after that raises ObjectNotInPrerequisiteState
-(55000).
+commit timestamps that changed them (for freshness); `read_arrow(id)` reads them with pyarrow, optionally with the
+`ROW_ID_COLUMN` (see `files`) a `WriteTxn.delete_where` accepts. Files stay on disk as long as the table exists and
+the compaction frontier (`Storage.compact(since=…)`) is not advanced past `ts`; reading after that raises
+ObjectNotInPrerequisiteState (55000).
 """
 
 from __future__ import annotations
