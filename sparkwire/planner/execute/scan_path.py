@@ -33,6 +33,7 @@ from sparkwire.storage import Snapshot
 from sparkwire.storage.files import read_data_file
 
 _CLAUSES = frozenset({"expressions", "from_", "limit"})
+BATCH_ROWS = 65_536  # rows encoded at a time: the client reads one batch while the next is encoded
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ def run_scan(plan: ScanPlan, snapshot: Snapshot) -> Iterator[pa.RecordBatch]:
                 f"the data of storage table {plan.relation_id!r} at timestamp {snapshot.ts} is no longer available"
             ) from None
         arrays = [table.column(column).cast(schema.field(column).type) for column, _ in plan.output]
-        for batch in pa.Table.from_arrays(arrays, names=names).to_batches():
+        for batch in pa.Table.from_arrays(arrays, names=names).to_batches(max_chunksize=BATCH_ROWS):
             if left is not None:
                 if left <= 0:
                     return
