@@ -8,14 +8,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, cast
 
 import pyarrow as pa
 import pytest
 
+from sparkwire.catalog import Catalog
 from sparkwire.compute.controller import ClusterController
+from sparkwire.engine.spark import SparkEngine
 from sparkwire.sources.generators.counter import COUNTER
 from sparkwire.sources.ingestion import Ingestion, IngestionPlan, delete_rows
 from sparkwire.sources.reader import Batch, Changes, Sink, SourceError, SubsourceSpec, UpstreamReader
@@ -24,17 +24,19 @@ from sparkwire.storage import Storage
 
 SCHEMA = pa.schema([("v", pa.int64())])
 PROGRESS = pa.schema([("offset", pa.int64())])
+Controlled = tuple[ClusterController, str]  # the controller and the id of the cluster the source runs on
 
 
-class _Controller:
-    """What ingestion needs of the cluster controller: `running` and `active`."""
-
-    @contextmanager
-    def running(self, kind: str, cluster_id: str, **_: Any) -> Iterator[str]:
-        yield "pool"
-
-    def active(self) -> list[Any]:
-        return []
+@pytest.fixture
+def controller(tmp_path: Path) -> Iterator[Controlled]:
+    """The real cluster controller over a real catalog (its quickstart cluster), with a Spark engine that is never
+    started: ingestion records its work there and needs no Spark."""
+    catalog = Catalog.open(tmp_path / "catalog")
+    try:
+        cluster = next(c for c in catalog.state.clusters.values() if c.name == "quickstart")
+        yield ClusterController(SparkEngine(tmp_path / "spark"), catalog.state), cluster.id
+    finally:
+        catalog.close()
 
 
 class _Reader:
@@ -63,7 +65,9 @@ class _Reader:
         self.closed = True
 
 
-def _ingest(tmp_path: Path, open_reader: Callable[[], UpstreamReader]) -> tuple[Ingestion, Storage, SourceHealth]:
+def _ingest(
+    tmp_path: Path, open_reader: Callable[[], UpstreamReader], controller: Controlled
+) -> tuple[Ingestion, Storage, SourceHealth]:
     storage = Storage.open(tmp_path)
     for table_id in ("a", "b"):
         storage.create_table(table_id, SCHEMA)
@@ -73,10 +77,10 @@ def _ingest(tmp_path: Path, open_reader: Callable[[], UpstreamReader]) -> tuple[
         health.register(member, member, "subsource")
     ticks = iter(range(1, 1_000_000))
     plan = IngestionPlan(
-        "s", "s", "c", COUNTER, open_reader, {"a": "a", "b": "b"}, "p", PROGRESS, ("s", "a", "b", "p"),
+        "s", "s", controller[1], COUNTER, open_reader, {"a": "a", "b": "b"}, "p", PROGRESS, ("s", "a", "b", "p"),
         {"a": SCHEMA, "b": SCHEMA},
     )  # fmt: skip
-    ingestion = Ingestion(plan, storage, lambda: next(ticks), cast(ClusterController, _Controller()), health)
+    ingestion = Ingestion(plan, storage, lambda: next(ticks), controller[0], health)
     return ingestion, storage, health
 
 
@@ -91,9 +95,9 @@ def _values(storage: Storage, table_id: str) -> list[int]:
     return sorted(storage.snapshot().read_arrow(table_id).column(0).to_pylist())
 
 
-def test_transient_error_stalls_then_resumes_without_gap(tmp_path: Path) -> None:
+def test_transient_error_stalls_then_resumes_without_gap(tmp_path: Path, controller: Controlled) -> None:
     reader = _Reader({4: ConnectionError("upstream went away")})
-    ingestion, storage, health = _ingest(tmp_path, lambda: reader)
+    ingestion, storage, health = _ingest(tmp_path, lambda: reader, controller)
     ingestion.start()
     try:
         _wait(lambda: _values(storage, "p") == [10])
@@ -116,9 +120,9 @@ def test_transient_error_stalls_then_resumes_without_gap(tmp_path: Path) -> None
     assert reader.closed
 
 
-def test_source_error_fails_and_subsource_error_isolates(tmp_path: Path) -> None:
+def test_source_error_fails_and_subsource_error_isolates(tmp_path: Path, controller: Controlled) -> None:
     reader = _Reader({3: SourceError("table b was altered", subsource="b"), 6: SourceError("publication dropped")})
-    ingestion, storage, health = _ingest(tmp_path, lambda: reader)
+    ingestion, storage, health = _ingest(tmp_path, lambda: reader, controller)
     ingestion.start()
     try:
         _wait(lambda: health.status_of("s") == ("failed", "publication dropped"))
@@ -132,7 +136,7 @@ def test_source_error_fails_and_subsource_error_isolates(tmp_path: Path) -> None
     assert not reader.closed
 
 
-def test_open_failure_is_retried(tmp_path: Path) -> None:
+def test_open_failure_is_retried(tmp_path: Path, controller: Controlled) -> None:
     attempts: list[int] = []
     reader = _Reader({})
 
@@ -142,7 +146,7 @@ def test_open_failure_is_retried(tmp_path: Path) -> None:
             raise OSError("connection refused")
         return reader
 
-    ingestion, storage, health = _ingest(tmp_path, open_reader)
+    ingestion, storage, health = _ingest(tmp_path, open_reader, controller)
     ingestion.start()
     try:
         _wait(lambda: _values(storage, "p") == [10])
