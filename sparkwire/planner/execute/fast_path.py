@@ -108,8 +108,8 @@ class _NotFast(Exception):
 
 
 def fast_path(tree: exp.Expr, state: CatalogState, names: Names, *, timezone: str = "UTC") -> FastPathPlan | None:
-    if not isinstance(tree, exp.Select):
-        return None
+    if not isinstance(tree, exp.Select) or _extra_args(tree, _SELECT_ARGS):
+        return None  # before the copy below: most statements are ruled out by their clauses alone
     try:
         return _plan(normalize_identifiers(tree.copy(), dialect="postgres"), state, names, timezone)
     except _NotFast:
@@ -121,7 +121,7 @@ def single_table(
 ) -> tuple[Item, tuple[tuple[str, str], ...], int | None] | None:
     """(relation, output columns as (column, output name), LIMIT) of `SELECT <plain columns, aliased columns or *>
     FROM <one relation> [alias] [LIMIT n]` with no clause but `clauses`; None for any other statement."""
-    if not isinstance(tree, exp.Select):
+    if not isinstance(tree, exp.Select) or _extra_args(tree, clauses):
         return None
     try:
         tree = normalize_identifiers(tree.copy(), dialect="postgres")
