@@ -295,12 +295,14 @@ class UserData:
         scan = scan_path(tree, state, names) if txn is None else None
         if scan is not None:
             self.strategy = "persist-fast-path"
-            check_privilege(ObjectRef("cluster", active_cluster(state, self.cluster_name()).id), "USAGE", state,
-                            names.role_id)  # as the Spark path: a role's queries run on a cluster it may use
-            whole = held(run_scan(scan, read.snapshot), max_bytes) if max_bytes is not None else None
-            if max_bytes is not None and whole is None:
+            cluster = active_cluster(state, self.cluster_name())  # as on Spark: a role's queries use its cluster
+            check_privilege(ObjectRef("cluster", cluster.id), "USAGE", state, names.role_id)
+            if max_bytes is None:
+                return (conform(b, schema) for b in run_scan(scan, read.snapshot))
+            whole = held(run_scan(scan, read.snapshot), max_bytes)
+            if whole is None:
                 raise e.result_too_large(describe_byte_size(max_bytes))
-            return (conform(b, schema) for b in (whole if whole is not None else run_scan(scan, read.snapshot)))
+            return (conform(b, schema) for b in whole)
         self.strategy = "standard"
         stream = self._run_spark(tree, state, names, read, params, [t[1] for t in plan.param_types])
         if max_bytes is not None and stream.nbytes > max_bytes:
