@@ -9,6 +9,7 @@ all want the console's default port.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -84,10 +85,21 @@ class SparkwireServer:
             return ""
 
     def kill(self) -> None:
-        """kill -9: no shutdown hooks run."""
+        """kill -9 of the server and of the processes it started (its Spark JVM): no shutdown hooks run, and nothing
+        of this server writes to its log after `kill` returns (a JVM left to notice its parent's death on its own
+        would log its shutdown into the next server's lifetime)."""
         if self.process.poll() is None:
+            children = _descendants(self.process.pid)
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
+            for pid in children:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while any(os.path.exists(f"/proc/{pid}") and not _zombie(pid) for pid in children):
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -96,3 +108,32 @@ class SparkwireServer:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid` (Linux /proc), children before grandchildren."""
+    found: list[int] = []
+    frontier = [pid]
+    while frontier:
+        current = frontier.pop()
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{current}/task/{task}/children") as listing:
+                    children = [int(child) for child in listing.read().split()]
+            except OSError:
+                continue
+            found += children
+            frontier += children
+    return found
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
