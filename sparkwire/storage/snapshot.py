@@ -11,14 +11,14 @@ ObjectNotInPrerequisiteState (55000).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pyarrow as pa
 
 from sparkwire.errors import ObjectNotInPrerequisiteState, UndefinedTable
 from sparkwire.storage.files import data_path, read_data_files
-from sparkwire.storage.model import DataFile, StorageState, TableRecord
+from sparkwire.storage.model import DataFile, FileRecord, StorageState, TableRecord
 
 
 class Snapshot:
@@ -38,6 +38,20 @@ class Snapshot:
 
     def schema(self, table_id: str) -> pa.Schema:
         return self._table(table_id).schema
+
+    @property
+    def root(self) -> Path:
+        return self._root
+
+    @property
+    def since(self) -> int:
+        """The compaction frontier of the state this snapshot reads: what was removed at or before it is gone."""
+        return self._state.since
+
+    def records(self, table_id: str) -> Mapping[int, FileRecord]:
+        """Every file of the table still on disk (visible at `ts` or not), by file number: for change feeds
+        (storage/deltas.py), which compare two snapshots' visibility of the same files."""
+        return self._table(table_id).files
 
     def files(self, table_id: str) -> list[DataFile]:
         """The data files visible at `ts`, oldest first, with the positions deleted as of `ts`."""
