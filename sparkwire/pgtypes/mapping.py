@@ -17,7 +17,7 @@ import re
 import pyarrow as pa
 
 from sparkwire.pgtypes import typmod as tm
-from sparkwire.pgtypes.registry import type_by_oid
+from sparkwire.pgtypes.registry import MZ_TIMESTAMP_OID, type_by_oid
 
 BOOL, BYTEA, INT8, INT2, INT2VECTOR, INT4, TEXT, OID, OIDVECTOR, JSON = 16, 17, 20, 21, 22, 23, 25, 26, 30, 114
 FLOAT4, FLOAT8, UNKNOWN, BPCHAR, VARCHAR = 700, 701, 705, 1042, 1043
@@ -44,7 +44,7 @@ _DUCKDB_SIMPLE: dict[str, int] = {
     "UINTEGER": OID,  # DuckDB holds our oid columns and $n::oid as UINTEGER
     "UBIGINT": NUMERIC,
     "HUGEINT": NUMERIC,
-    "UHUGEINT": NUMERIC,
+    "UHUGEINT": MZ_TIMESTAMP_OID,  # nothing else makes one: mz_now() is described as CAST(… AS UHUGEINT)
     "VARINT": NUMERIC,
     "BIGNUM": NUMERIC,
     "FLOAT": FLOAT4,

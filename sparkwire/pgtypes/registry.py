@@ -4,6 +4,8 @@ Contract: `type_by_oid(oid)` and `type_by_name(name)` return the same frozen `Pg
 pg_type (oid, typname, typlen, typarray, typelem, typcategory) plus `display`, the name `format_type()` prints.
 int2vector and oidvector are `vector`s: they have an element type (typelem) but are not arrays (`is_array` is
 False, format_type prints their own name); their subscripts start at 0.
+Materialize's `mz_timestamp` (OID 16552, array 16553: Materialize's OIDs; the type of mz_now()) is known by OID and
+name, but is not one of `all_types()` (pg_type lists PostgreSQL's types).
 `parse_type_name("numeric(10,2)")` also returns the typmod the spelling implies. Unknown OIDs/names raise
 `UndefinedObject` (42704) with PostgreSQL's wording. Typmod arithmetic lives in `typmod`.
 """
@@ -93,7 +95,12 @@ def _build() -> dict[int, PgType]:
     return types
 
 
-_BY_OID = _build()
+MZ_TIMESTAMP_OID = 16552
+_PG_OIDS = frozenset(_build())
+_BY_OID = _build() | {
+    MZ_TIMESTAMP_OID: PgType(MZ_TIMESTAMP_OID, "mz_timestamp", 8, 16553, 0, "N", "mz_timestamp"),
+    16553: PgType(16553, "_mz_timestamp", -1, 0, MZ_TIMESTAMP_OID, "A", "mz_timestamp[]"),
+}
 
 # SQL spellings (lower case, modifiers removed, whitespace collapsed) that are not a typname.
 _ALIASES: dict[str, int] = {
@@ -130,7 +137,7 @@ def type_by_oid(oid: int) -> PgType:
 
 
 def all_types() -> tuple[PgType, ...]:
-    return tuple(_BY_OID.values())
+    return tuple(t for t in _BY_OID.values() if t.oid in _PG_OIDS)
 
 
 def parse_type_name(name: str) -> tuple[PgType, int]:

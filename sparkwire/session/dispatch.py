@@ -43,6 +43,7 @@ from sparkwire.session.transaction_control import TransactionControl
 
 EXPLAIN_FIELDS = (Field("QUERY PLAN", 25),)
 EXPLAIN_JSON_FIELDS = (Field("QUERY PLAN", 114),)  # FORMAT JSON: one row of type json, as PostgreSQL
+TIMESTAMP_FIELDS = (Field("Timestamp", 25),)  # EXPLAIN TIMESTAMP: one text value, as Materialize
 
 
 class Dispatch:
@@ -114,6 +115,11 @@ class Dispatch:
         running the query did (explain_analysis.py); FORMAT JSON as one json value."""
         s, inner, options = self._s, plan.inner, plan.explain
         assert inner is not None and options is not None
+        if options.timestamp:  # Materialize's EXPLAIN TIMESTAMP (queries.py, docs/timestamps.md)
+            if options.format != "text":
+                raise e.FeatureNotSupported("EXPLAIN TIMESTAMP AS JSON is not supported")
+            text = self.queries.explain_timestamp(inner)
+            return TIMESTAMP_FIELDS, pa.record_batch([pa.array([text], pa.string())], names=["Timestamp"])
         if options.format in ("xml", "yaml"):
             raise e.FeatureNotSupported(f"EXPLAIN (FORMAT {options.format.upper()}) is not supported")
         route = s.user.explain_route(inner, params, s.vars.get("TimeZone"), options.verbose)
@@ -159,6 +165,8 @@ class Dispatch:
     def describe(self, plan: Plan) -> tuple[Field, ...] | None:
         if plan.kind == "query" or (plan.kind == "dml" and plan.returning):
             return self.queries.describe(plan)
+        if plan.kind == "explain" and plan.explain is not None and plan.explain.timestamp:
+            return TIMESTAMP_FIELDS
         if plan.kind == "explain":
             return EXPLAIN_JSON_FIELDS if plan.explain is not None and plan.explain.format == "json" else EXPLAIN_FIELDS
         if plan.kind == "show":

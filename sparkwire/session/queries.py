@@ -13,6 +13,10 @@ Contract:
   recorded for savepoint replay (transactions.py).
 - `command(plan, params)` → row count of DML that stays on the engine connection.
 - `describe(plan)` → the RowDescription of a query or a DML … RETURNING plan, without running it.
+- Timestamps (docs/timestamps.md): a query with `AS OF [AT LEAST] t` reads the snapshot at t (waiting, within
+  statement_timeout, for a t the timeline has not reached), one calling mz_now() the snapshot at the timeline's read
+  timestamp (write_txn.py chooses both), and mz_now() is that snapshot's timestamp as a literal on every engine
+  (never answered from the result cache). `explain_timestamp(plan)` is EXPLAIN TIMESTAMP's text.
 """
 
 from __future__ import annotations
@@ -25,16 +29,27 @@ from sqlglot import exp
 
 from sparkwire.api import Field
 from sparkwire.catalog.objects import Item
+from sparkwire.catalog.timeline import wall_clock_ms
 from sparkwire.engine.base import Column
 from sparkwire.planner.bind.fields import fields_for
 from sparkwire.planner.bind.naming import align_names
+from sparkwire.planner.bind.resolve import user_relations
+from sparkwire.planner.execute.resident import base_tables
 from sparkwire.planner.execute.result_cache import ResultCache
 from sparkwire.planner.execute.streams import RowSource
 from sparkwire.planner.planning.plan import Plan, dml_duck_sql
+from sparkwire.planner.statements.timestamps import (
+    SourceFrontiers,
+    TimestampExplanation,
+    as_of_ms,
+    explain_timestamp_text,
+)
 from sparkwire.planner.translate.duckdb import to_duckdb
+from sparkwire.planner.translate.mz_now import with_read_ts
 from sparkwire.session.lifecycle import Lifecycle
 from sparkwire.session.state import SessionState
 from sparkwire.session.transaction_control import TransactionControl
+from sparkwire.storage.snapshot import Snapshot
 
 
 def count_tag(plan: Plan, count: int) -> str:
@@ -53,7 +68,12 @@ class Queries:
         s, life = self._s, self._life
         for notice in s.user.query_notices(plan):  # optimizer notices (EqualsNull, CrossJoin, …)
             s.notices(notice)
-        if plan.constant:
+        snapshot = None
+        if plan.as_of is not None or plan.mz_now:  # AS OF, mz_now(): the statement's own timestamp
+            life.prepare_engine()
+            snapshot = self._statement_snapshot(plan)
+        reading = s.storage_tx.reading(snapshot) if snapshot is not None else contextlib.nullcontext()
+        if plan.constant and snapshot is None:
             s.strategy = "constant"
             key = ResultCache.constant_key(plan.duck_sql)
             cached = s.results.get(key)
@@ -69,7 +89,7 @@ class Queries:
         if s.user.reads_user_data(plan):
             fields = s.user.described(plan, lambda: self.describe(plan) or ())
             timezone = s.vars.get("TimeZone")
-            with life.running():
+            with life.running(), reading:
                 user_rows = s.user.query(
                     plan, params, fields, s.storage_tx.current, timezone, tree, self._life.max_result_bytes()
                 )
@@ -78,13 +98,15 @@ class Queries:
             life.streaming = user_source
             return fields, user_source
         s.strategy = "introspection"
+        if plan.mz_now and snapshot is not None:  # mz_now() as the snapshot's timestamp
+            tree = with_read_ts(tree if tree is not None else plan.tree, snapshot.ts, "duckdb")  # type: ignore[arg-type]
         sql = (
             plan.duck_sql
             if tree is None or tree is plan.tree
             else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types], results_as_text=True)
         )
         key = None
-        if not s.tx.in_block and not s.tx.holds_snapshot:  # a snapshot's answers are not shared
+        if not s.tx.in_block and not s.tx.holds_snapshot and snapshot is None:  # a snapshot's answers are not shared
             key = s.results.key(sql, params, life.engine_zone, s.schema.value)
         cached = s.results.get(key) if key is not None else None
         if cached is not None:
@@ -98,6 +120,57 @@ class Queries:
         source = RowSource(batches, life.running, on_exhausted=life.stop_timer)
         life.streaming = source
         return fields, source
+
+    # ---- timestamps ---------------------------------------------------------------------------------------
+
+    def _as_of_ms(self, plan: Plan) -> int:
+        assert plan.as_of is not None
+        return as_of_ms(plan.as_of, self._s.ctx, self._value)
+
+    def _value(self, sql: str) -> object:
+        """The one value of a one-row DuckDB query (an AS OF expression)."""
+        with self._life.running():
+            _, batches = self._s.engine.query(sql)
+            rows = [b for b in batches if b.num_rows]
+        return rows[0].column(0)[0].as_py() if rows else None
+
+    def _statement_snapshot(self, plan: Plan) -> Snapshot | None:
+        """The snapshot a query with AS OF or mz_now() reads (None: the session's usual one)."""
+        s = self._s
+        if plan.as_of is not None:
+            ts = self._as_of_ms(plan)
+            with self._life.running():
+                return s.storage_tx.as_of(ts, plan.as_of.at_least, self._life.cancelled)
+        return s.storage_tx.timestamped() if plan.mz_now else None
+
+    def explain_timestamp(self, plan: Plan) -> str:
+        """EXPLAIN TIMESTAMP FOR `plan`: what its timestamp would be, without reading (or waiting for) it."""
+        s = self._s
+        storage, tx = s.data.storage, s.storage_tx
+        oracle = tx.oracle_ts()
+        query_ts: int = oracle
+        used_oracle: int | None = oracle
+        if plan.as_of is not None:
+            requested = self._as_of_ms(plan)
+            query_ts, used_oracle = (max(requested, oracle), oracle) if plan.as_of.at_least else (requested, None)
+        elif s.tx.in_block:
+            query_ts = tx.snapshot().ts
+        since, upper = storage.since, max(storage.latest_ts, oracle) + 1
+        if plan.as_of is not None and not plan.as_of.at_least and query_ts < since:
+            tx.as_of(query_ts, False, self._life.cancelled)  # raises Materialize's 22000
+        state = s.data.state
+        ids: set[str] = set()
+        for _, item in user_relations(plan.tree, state, s.names()) if plan.tree is not None else ():
+            ids.update(base_tables(item, state))
+        sources = []
+        for item_id in sorted(ids):
+            item = state.items[item_id]
+            schema = state.schemas[item.schema_id]
+            database = state.databases[schema.database_id or ""].name if schema.database_id else ""
+            name = ".".join(part for part in (database, schema.name, item.name) if part)
+            sources.append(SourceFrontiers(name, item.id, "storage", since, upper))
+        explanation = TimestampExplanation(query_ts, used_oracle, since, upper, wall_clock_ms(), tuple(sources))
+        return explain_timestamp_text(explanation)
 
     @staticmethod
     def fields(plan: Plan, columns: list[Column]) -> tuple[Field, ...]:

@@ -77,6 +77,7 @@ from sparkwire.planner.statements.secrets import SecretEnv, run_secret_statement
 from sparkwire.planner.statements.show_objects import show_objects
 from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
+from sparkwire.planner.translate.mz_now import with_read_ts
 from sparkwire.storage.secrets import SecretStore
 from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
@@ -286,13 +287,16 @@ class UserData:
         schema = self._arrow_schema(plan, fields)
         state, names = self._data.state, self._names()
         read = self._read(txn)
-        lookup = self._fast_path(plan, state, names, timezone) if txn is None else None
+        if plan.mz_now:  # mz_now() is the snapshot's timestamp, a literal (translate/mz_now.py); Spark only
+            tree = with_read_ts(tree, read.snapshot.ts, "spark", self.column_types(tree))
+        direct = txn is None and not plan.mz_now
+        lookup = self._fast_path(plan, state, names, timezone) if direct else None
         if lookup is not None:
             self.strategy = "fast-path"
             with on_behalf_of(self.execution_id):  # an index on a stale view recomputes it
                 table = run_fast_path(lookup, self._data.resident, state, read.snapshot, params)
             return (conform(b, schema) for b in table.to_batches())
-        scan = scan_path(tree, state, names) if txn is None else None
+        scan = scan_path(tree, state, names) if direct else None
         if scan is not None:
             self.strategy = "persist-fast-path"
             cluster = active_cluster(state, self.cluster_name())  # as on Spark: a role's queries use its cluster
@@ -539,9 +543,12 @@ class UserData:
             return ScanRoute(scan)
         self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
         executor = self._data.executor
+        read = self._read(None)
         facts = with_session_facts(plan.tree, self._ctx())
+        if plan.mz_now:
+            facts = with_read_ts(facts, read.snapshot.ts, "spark", self.column_types(plan.tree))
         types = [t[1] for t in plan.param_types]
-        query = executor.prepare(facts, state, names, self._read(None), types, results_as_text=True)
+        query = executor.prepare(facts, state, names, read, types, results_as_text=True)
         materialized = tuple(
             item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"
         )

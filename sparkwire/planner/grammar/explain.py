@@ -10,7 +10,8 @@ Contract: `parse_explain(sql)` returns None for a statement that is not EXPLAIN,
   22023 `unrecognized value for EXPLAIN option "format": "x"`, 22023 `EXPLAIN option WAL requires ANALYZE` (and
   TIMING set true without ANALYZE).
 - Materialize: `EXPLAIN [[RAW | DECORRELATED | [LOCALLY] OPTIMIZED | PHYSICAL] PLAN] [WITH (modifier, …)]
-  [AS TEXT | AS JSON] [FOR] q` (`WITH` also before PLAN); the modifier `redacted` is kept, others are accepted.
+  [AS TEXT | AS JSON] [FOR] q` (`WITH` also before PLAN); the modifier `redacted` is kept, others are accepted;
+  `EXPLAIN TIMESTAMP [AS TEXT | AS JSON] FOR q` sets `timestamp` (the query's timestamps: docs/timestamps.md).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class ExplainOptions:
     verbose: bool = False
     format: str = "text"  # one of FORMATS
     redacted: bool = False  # Materialize's WITH (redacted)
+    timestamp: bool = False  # Materialize's EXPLAIN TIMESTAMP FOR q
 
 
 def _boolean(name: str, p: Parser, at: int) -> bool:
@@ -110,6 +112,14 @@ def _with_modifiers(p: Parser) -> bool | None:
 
 def _materialize(p: Parser) -> ExplainOptions:
     """What follows EXPLAIN in Materialize's forms; nothing of them is required."""
+    if p.at("timestamp", "for") or p.at("timestamp", "as"):
+        p.i += 1
+        form = "text"
+        if p.at("as", "json") or p.at("as", "text"):
+            form = p.tokens[p.i + 1].text
+            p.i += 2
+        p.expect("for")
+        return ExplainOptions(format=form, timestamp=True)
     before = _with_modifiers(p)
     planned = p.accept("locally", "optimized", "plan") or any(p.accept(s, "plan") for s in _STAGES) or p.accept("plan")
     after = _with_modifiers(p)

@@ -28,6 +28,7 @@ from sparkwire.notices.alter import AlterNotice
 from sparkwire.planner.bind.naming import column_name, projection_names
 from sparkwire.planner.bind.output_types import declared_types
 from sparkwire.planner.grammar.alter_notice import parse_alter_notice
+from sparkwire.planner.grammar.as_of import AsOf, split_as_of
 from sparkwire.planner.grammar.comment import CommentOn, parse_comment
 from sparkwire.planner.grammar.ddl import CreateTable, CreateView, DdlStatement, parse_materialize_ddl
 from sparkwire.planner.grammar.explain import ExplainOptions, parse_explain
@@ -40,6 +41,7 @@ from sparkwire.planner.planning.params import Describe, ParamType, infer_paramet
 from sparkwire.planner.security import guard
 from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
+from sparkwire.planner.translate.mz_now import uses_mz_now
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,8 @@ class Plan:
         DdlStatement | ShowStatement | RbacStatement | AlterNotice | CommentOn | SecretStatement | SecretShow | None
     ) = None
     explain: ExplainOptions | None = None  # "explain": its options (ANALYZE, VERBOSE, FORMAT, redacted)
+    as_of: AsOf | None = None  # "query": Materialize's AS OF [AT LEAST] t (grammar/as_of.py)
+    mz_now: bool = False  # "query": it calls mz_now() (translate/mz_now.py: made a literal of the read timestamp)
 
 
 _CONSTANT_NODES = (
@@ -249,16 +253,21 @@ def plan_statement(
         return Plan(sql, "utility", utility=utility, param_types=inner.param_types, inner=inner)
     if utility is not None:
         return Plan(sql, "utility", utility=utility)
-    _check_keyword(sql)
-    tree = parse(sql)
-    guard.check_tree(tree, sql)
+    query_sql, as_of = split_as_of(sql)  # SELECT … AS OF [AT LEAST] t: grammar/as_of.py
+    _check_keyword(query_sql)
+    tree = parse(query_sql)
+    guard.check_tree(tree, query_sql)
+    if as_of is not None:
+        if not isinstance(tree, exp.Query | exp.Values):
+            raise e.SyntaxError('syntax error at or near "AS"')
+        guard.check_tree(parse("SELECT " + as_of.expression), "SELECT " + as_of.expression)
     if isinstance(tree, exp.Command):
         head = tree.name.upper()
         raise e.FeatureNotSupported(f"{head} is not supported")
     params = tuple(infer_parameter_types(tree, declared_oids, describe))
     duck_types = [p[1] for p in params]
     if templates is not None and isinstance(tree, exp.Query):
-        duck_sql = templates.translate(sql, tree, ctx, duck_types, generation)
+        duck_sql = templates.translate(query_sql, tree, ctx, duck_types, generation)
     elif isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         duck_sql = ""  # writes to user tables never reach DuckDB as SQL; `dml_duck_sql` when one does
     else:
@@ -275,6 +284,8 @@ def plan_statement(
             constant=not params and _is_constant(tree),
             void_columns=_void_columns(tree),
             declared_types=declared_types(tree),
+            as_of=as_of,
+            mz_now=uses_mz_now(tree),
         )
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         verb = {exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE"}[type(tree)]

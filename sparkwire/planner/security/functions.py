@@ -4,7 +4,7 @@ Contract: `check_functions(tree, sql)` walks a statement parsed from `sql` (`che
 and raises 42883 `function name(…) does not exist` (PostgreSQL's answer for a function it does not have) for every
 call whose name, as the client spelled it, is not in `ALLOWED`, and for every call qualified by a schema other than
 pg_catalog (or information_schema for its own functions). `ALLOWED` is PostgreSQL 15's builtin function names
-(pg_function_names.py, generated from a real PostgreSQL), Materialize's mz_version() / mz_version_num()
+(pg_function_names.py, generated from a real PostgreSQL), Materialize's mz_version() / mz_version_num() / mz_now()
 (also as mz_catalog.…), plus the SQL constructs that look like calls (COALESCE,
 GREATEST, ROW, …), minus `REFUSED`: the PostgreSQL functions that read or write the server's files, signal processes
 or change server state, which no role may call here. Everything else an engine offers (DuckDB's read_csv,
@@ -129,7 +129,7 @@ GRAMMAR: frozenset[type[exp.Expr]] = frozenset(
 )  # fmt: skip
 
 # Materialize's own functions that sparkwire answers (translate/duckdb.py): Materialize's tools call them.
-MATERIALIZE_FUNCTIONS = frozenset({"mz_version", "mz_version_num"})
+MATERIALIZE_FUNCTIONS = frozenset({"mz_version", "mz_version_num", "mz_now"})
 
 ALLOWED: frozenset[str] = (
     PG_CATALOG_FUNCTIONS | INFORMATION_SCHEMA_FUNCTIONS | MATERIALIZE_FUNCTIONS | SQL_CONSTRUCTS

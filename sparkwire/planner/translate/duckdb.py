@@ -31,6 +31,7 @@ from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes
+from sparkwire.planner.translate.mz_now import MZ_NOW_DESCRIBE_TS, uses_mz_now, with_read_ts
 from sparkwire.planner.translate.numeric_types import Columns
 from sparkwire.version import MZ_VERSION, mz_version_num, version_string
 
@@ -392,7 +393,8 @@ def to_duckdb(
     """`null_parameters` replaces each `$n` by a NULL of its type: SQL to describe a statement with. `columns`: the
     user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
     among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
-    out = tree.copy()
+    # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
+    out = with_read_ts(tree, MZ_NOW_DESCRIBE_TS, "duckdb", columns) if uses_mz_now(tree) else tree.copy()
     pg_numerics(out, columns or {}, results_as_text)
     for transform in TRANSFORMS:
         out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy
