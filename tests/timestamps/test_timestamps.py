@@ -3,12 +3,16 @@ transaction_isolation (docs/timestamps.md)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
 
 import psycopg
 import pytest
+
+from tests.support.server import SparkwireServer
 
 MZ_TIMESTAMP_OID = 16552
 Conn = psycopg.Connection[tuple[object, ...]]
@@ -48,6 +52,8 @@ def test_mz_now_is_an_mz_timestamp_near_the_wall_clock(sw: Conn) -> None:
     assert abs(value - time.time() * 1000) < 5_000
     later = _now_ts(sw)
     assert later >= value
+    binary = sw.cursor(binary=True).execute("SELECT mz_now()").fetchone()  # binary format: the same text
+    assert binary is not None and isinstance(binary[0], bytes) and binary[0].decode().isdigit()
 
 
 def test_mz_now_casts_and_comparisons(sw: Conn) -> None:
@@ -236,3 +242,42 @@ def test_mz_now_in_a_transaction_block_is_the_block_timestamp(sw: Conn, table: s
         sw.execute(f"SELECT * FROM {table}").fetchall()
         time.sleep(0.02)
         assert _now_ts(sw) == first
+
+
+def test_temporal_filter_in_a_view(sw: Conn) -> None:
+    events, view = _name("events"), _name("recent")
+    sw.execute(f"CREATE TABLE {events} (id int, created_at timestamptz)")
+    try:
+        sw.execute(f"CREATE VIEW {view} AS SELECT id FROM {events} WHERE mz_now() <= created_at + INTERVAL '1 minute'")
+        sw.execute(f"INSERT INTO {events} VALUES (1, now()), (2, now() - INTERVAL '1 hour')")
+        assert sw.execute(f"SELECT id FROM {view}").fetchall() == [(1,)]
+        in_two_minutes = _now_ts(sw) + 120_000
+        assert sw.execute(f"SELECT id FROM {view} AS OF AT LEAST {in_two_minutes - 200_000}").fetchall() == [(1,)]
+    finally:
+        sw.execute(f"DROP VIEW IF EXISTS {view}")
+        sw.execute(f"DROP TABLE IF EXISTS {events}")
+
+
+@pytest.mark.skipif(shutil.which("psql") is None, reason="psql not installed")
+def test_psql_mz_now_and_explain_timestamp(server: SparkwireServer) -> None:
+    def psql(sql: str) -> subprocess.CompletedProcess[str]:
+        psql_path = shutil.which("psql")
+        assert psql_path is not None
+        command = [psql_path, "-X", "-h", "127.0.0.1", "-p", str(server.port), "-U", "materialize", "-A", "-t"]
+        return subprocess.run(
+            [*command, "-d", "materialize", "-c", sql],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8", "PGTZ": "UTC"},
+        )
+
+    result = psql("SELECT mz_now(), pg_typeof(1)")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().split("|")[0].isdigit()
+    result = psql("EXPLAIN TIMESTAMP FOR SELECT 1")
+    assert result.returncode == 0, result.stderr
+    assert "query timestamp:" in result.stdout and "can respond immediately: true" in result.stdout
+    result = psql("SELECT 1 AS OF mz_now()")
+    assert result.returncode == 1 and "unmaterializable function in AS OF" in result.stderr
+    assert "Traceback" not in result.stderr
