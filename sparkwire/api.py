@@ -102,6 +102,7 @@ class Rows:
     formats: tuple[FormatCode, ...]
     tag_prefix: str = "SELECT"
     tag: str | None = None
+    live: bool = False  # a SUBSCRIBE: each batch goes to the client as soon as it is read (flushed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +110,8 @@ class CopyOut:
     """COPY … TO STDOUT: the server sends CopyOutResponse, one CopyData per row, CopyDone, CommandComplete COPY n.
 
     `format` is "text", "csv" or "binary"; `delimiter`, `null`, `header`, `quote`, `escape` follow COPY options.
+    `live`: a COPY (SUBSCRIBE …): each batch goes to the client as soon as it is read (flushed), not when the
+    output buffer fills.
     """
 
     fields: tuple[Field, ...]
@@ -119,6 +122,7 @@ class CopyOut:
     header: bool = False
     quote: str = '"'
     escape: str = '"'
+    live: bool = False
 
 
 class CopyInSink(Protocol):

@@ -32,6 +32,8 @@ _ARROW: dict[str, tuple[pa.DataType, str]] = {
     "double precision": (pa.float64(), "DOUBLE"),
     "boolean": (pa.bool_(), "BOOLEAN"),
     "timestamp with time zone": (pa.timestamp("us", tz="UTC"), "TIMESTAMPTZ"),
+    "uuid": (pa.string(), "VARCHAR"),  # the view casts it to UUID
+    "text list": (pa.list_(pa.string()), "VARCHAR[]"),
 }
 
 
@@ -41,7 +43,7 @@ def _install(engine: DuckDBEngine, name: str, rows: Rows) -> None:
 
 def install_live_view(engine: DuckDBEngine, rel: BuiltinRelation, rows: Rows) -> None:
     """Replace the store's table of the live relation `rel` by a view over `rows()` (columns of type text, uint8,
-    double precision, boolean or timestamp with time zone)."""
+    double precision, boolean, timestamp with time zone, uuid or text list)."""
     name = rel.name
     struct_type = pa.struct([(column, _ARROW[pg_type][0]) for column, pg_type in rel.columns])
     list_type = pa.list_(struct_type)

@@ -16,6 +16,7 @@ from sparkwire.catalog.relations.pg_items import PG_ITEM_RELATIONS
 from sparkwire.catalog.relations.relation import BuiltinRelation
 from sparkwire.catalog.secret_relations import SECRET_RELATIONS
 from sparkwire.catalog.source_relations import SOURCE_RELATIONS
+from sparkwire.catalog.subscription_relations import SUBSCRIPTION_RELATIONS
 from sparkwire.introspection.workload.relations import WORKLOAD_RELATIONS
 from sparkwire.notices.relations import NOTICE_RELATIONS
 
@@ -30,6 +31,7 @@ RELATIONS: tuple[BuiltinRelation, ...] = (
     *CLUSTER_RELATIONS,
     *SECRET_RELATIONS,
     *SOURCE_RELATIONS,
+    *SUBSCRIPTION_RELATIONS,
     *NOTICE_RELATIONS,
     *WORKLOAD_RELATIONS,
     *HISTORY_RELATIONS,

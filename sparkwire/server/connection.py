@@ -268,11 +268,25 @@ class Connection:
             if out:
                 sock.sendall(out)
                 out.clear()
+            elif wait is Wait.FLUSH:  # a live result's heartbeat (a SUBSCRIBE waiting for changes)
+                self._check_client(sock)
             if wait is Wait.INPUT:
                 inbox.extend(self._framer.feed(self._recv_next(protocol)))
         if out:
             sock.sendall(out)
             out.clear()
+
+    @staticmethod
+    def _check_client(sock: socket.socket) -> None:
+        """End a live result whose client has gone: a closed socket reads as EOF (peeked, nothing consumed)."""
+        if isinstance(sock, ssl.SSLSocket):
+            return  # TLS has no peek; the next write finds out
+        try:
+            data = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            return
+        if not data:
+            raise ConnectionResetError("the client closed the connection")
 
     def _advanced(self, steps: Generator[Wait, None, None]) -> Iterator[Wait]:
         """`steps`, marking the time spent inside the protocol, when a notice from another thread may be sent."""

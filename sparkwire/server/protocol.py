@@ -13,6 +13,9 @@ Contract:
   with their traceback and reported as XX000 "internal error", and the session stays usable.
 - Notices queued by the session are written before each result message and before ReadyForQuery;
   ParameterStatus changes before ReadyForQuery (as PostgreSQL's ReportChangedGUCOptions does).
+- A live result (`Rows.live` / `CopyOut.live`: a SUBSCRIBE) is flushed after every batch, so its rows reach the
+  client while the stream waits for the next change; its empty batches (heartbeats while nothing changes) send
+  nothing but let the driver notice a client that went away.
 - Execute with max_rows > 0: the session's stream yields at most max_rows rows; having sent exactly max_rows
   rows the server answers PortalSuspended (PostgreSQL's rule), otherwise CommandComplete.
 - Describe of a portal reports the result formats the client asked for in that portal's Bind.
@@ -259,9 +262,9 @@ class QueryProtocol:
                 if 0 < max_rows < count:
                     raise InternalError(f"row stream yielded more than the {max_rows} rows asked for")
                 out += self._encode(batch, oids, formats, options)
-                if len(out) >= FLUSH_THRESHOLD:
+                if len(out) >= FLUSH_THRESHOLD or rows.live:
                     yield Wait.FLUSH
-                if count == max_rows:
+                if max_rows and count == max_rows:
                     break
         except BaseException:
             rows.stream.close()
@@ -310,7 +313,7 @@ class QueryProtocol:
                     batch, oids, copy.format, copy.delimiter, copy.null, copy.quote, copy.escape, options
                 )
                 count += batch.num_rows
-                if len(out) >= FLUSH_THRESHOLD:
+                if len(out) >= FLUSH_THRESHOLD or copy.live:
                     yield Wait.FLUSH
         except BaseException:
             copy.stream.close()

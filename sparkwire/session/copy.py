@@ -1,7 +1,8 @@
 """COPY of one session: `COPY … TO STDOUT` streams a query's rows, `COPY … FROM STDIN` writes into a user table.
 
 Contract: `run(stmt)` returns a `CopyOut` (fields, the query's row stream and the text / CSV / binary options with
-PostgreSQL's defaults) for COPY TO — a table or a SELECT (0A000 for other statements) — or a `CopyIn` for COPY
+PostgreSQL's defaults) for COPY TO — a table, a SELECT or a SUBSCRIBE (a live stream: subscriptions.py; 0A000 for
+other statements) — or a `CopyIn` for COPY
 FROM (25006 in a read-only transaction): its sink parses CopyData payloads for the target's columns and writes them
 to storage, committing on finish in its own transaction in autocommit mode, or into the block's transaction
 (recorded for savepoint replay) inside one.
@@ -16,20 +17,29 @@ from sparkwire.api import CopyIn, CopyOut, Result
 from sparkwire.api import CopyInSink as CopyInSinkApi
 from sparkwire.planner.execute.copy import copy_format, copy_out_query, copy_parser
 from sparkwire.planner.execute.copy_storage import CommittingSink, StorageCopyInSink, copy_columns
+from sparkwire.planner.execute.streams import RowSource
 from sparkwire.planner.execute.unique_keys import unique_indexes
 from sparkwire.planner.grammar.copy_statement import CopyFrom, CopyTo
 from sparkwire.session.lifecycle import Lifecycle
 from sparkwire.session.plans import PlanCache
 from sparkwire.session.queries import Queries
 from sparkwire.session.state import SessionState
+from sparkwire.session.subscriptions import Subscriptions
 from sparkwire.session.transaction_control import TransactionControl
 from sparkwire.storage.txn import WriteTxn
 
 
 class Copy:
     def __init__(
-        self, state: SessionState, life: Lifecycle, plans: PlanCache, queries: Queries, control: TransactionControl
+        self,
+        state: SessionState,
+        life: Lifecycle,
+        plans: PlanCache,
+        queries: Queries,
+        control: TransactionControl,
+        subscriptions: Subscriptions,
     ) -> None:
+        self._subscriptions = subscriptions
         self._s = state
         self._life = life
         self._plans = plans
@@ -41,12 +51,18 @@ class Copy:
         csv = opts.format == "csv"
         if isinstance(stmt, CopyTo):
             plan = self._plans.plan_one(copy_out_query(stmt))
-            if plan.kind != "query":
-                raise e.FeatureNotSupported("COPY (query) TO supports only SELECT queries")
-            fields, source = self._queries.start_query(plan, ())
+            live = plan.kind == "subscribe"
+            if live:  # COPY (SUBSCRIBE …) TO STDOUT: streams until UP TO, a cancel or a drop
+                fields, sub = self._subscriptions.start(plan, (), streaming=True)
+                source: RowSource = sub
+            elif plan.kind != "query":
+                raise e.FeatureNotSupported("COPY (query) TO supports only SELECT and SUBSCRIBE queries")
+            else:
+                fields, source = self._queries.start_query(plan, ())
             return CopyOut(
                 fields,
                 source.take(None),
+                live=live,
                 format=copy_format(stmt),
                 delimiter=opts.delimiter or ("," if csv else "\t"),
                 null=opts.null if opts.null is not None else ("" if csv else "\\N"),

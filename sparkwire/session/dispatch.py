@@ -1,13 +1,13 @@
 """Running and describing one planned statement: the session's single dispatch by plan kind.
 
-Contract: `run(plan, params, formats, limit)` executes a `Plan` (planning/plan.py) and returns its `api.Result`:
-25P02 first in a failed block (transaction_control.py); then by kind — empty → EmptyQuery; query → Rows
-(queries.py); DML … RETURNING → Rows with its count tag; SHOW <objects> and EXPLAIN → Rows; DML, TRUNCATE and DDL
-(25006 in a read-only transaction) → CommandComplete; a utility statement by its type: transaction control
-(transaction_control.py), settings (settings.py), PREPARE / EXECUTE / DEALLOCATE (prepared.py), DECLARE / FETCH /
-MOVE / CLOSE (cursors.py), COPY (copy.py). `formats(n)` gives the result format codes for n columns (all text in
-the simple protocol; the Bind's in the extended one) and `limit` an Execute's row limit. `describe(plan)` is the
-RowDescription a statement would produce without running it (None for no rows).
+Contract: `run(plan, params, formats, limit)` executes a `Plan` (planning/plan.py) and returns its `api.Result`: 25P02
+first in a failed block (transaction_control.py); then by kind — empty → EmptyQuery; query → Rows (queries.py);
+SUBSCRIBE → live Rows (subscriptions.py); DML … RETURNING → Rows with its count tag; SHOW <objects> and EXPLAIN →
+Rows; DML, TRUNCATE and DDL (25006 in a read-only transaction) → CommandComplete; a utility statement by its type:
+transaction control (transaction_control.py), settings (settings.py), PREPARE / EXECUTE / DEALLOCATE (prepared.py),
+DECLARE / FETCH / MOVE / CLOSE (cursors.py), COPY (copy.py). `formats(n)` gives the result format codes for n columns
+(all text in the simple protocol; the Bind's in the extended one) and `limit` an Execute's row limit. `describe(plan)`
+is the RowDescription a statement would produce without running it (None for no rows).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from sparkwire.session.prepared import PreparedStatements
 from sparkwire.session.queries import Queries, count_tag
 from sparkwire.session.settings import Settings
 from sparkwire.session.state import SessionState
+from sparkwire.session.subscriptions import Subscriptions
 from sparkwire.session.transaction_control import TransactionControl
 
 EXPLAIN_FIELDS = (Field("QUERY PLAN", 25),)
@@ -54,20 +55,26 @@ class Dispatch:
         self.queries = Queries(state, life, control)
         self.prepared = PreparedStatements(state, life, plans, self.describe)
         self._settings = Settings(state, life, plans)
-        self._cursors = Cursors(state, self.queries)
-        self._copy = Copy(state, life, plans, self.queries, control)
+        self.subscriptions = Subscriptions(state, life, plans, self.queries)
+        self._cursors = Cursors(state, self.queries, self.subscriptions)
+        self._copy = Copy(state, life, plans, self.queries, control, self.subscriptions)
 
     def run(self, plan: Plan, params: tuple[object, ...], formats: Formats, limit: int | None = None) -> Result:
         s, queries = self._s, self.queries
         self.control.check_not_failed(plan)
+        self.subscriptions.saw(plan)
         match plan.kind:
             case "empty":
                 return EmptyQuery()
             case "utility":
                 return self._utility(plan, params, formats, limit)
             case "query":
+                self.subscriptions.check_query()
                 fields, source = queries.start_query(plan, params)
                 return Rows(fields, source.take(limit), formats(len(fields)))
+            case "subscribe":  # streams until UP TO, a cancel or a drop (subscriptions.py)
+                fields, source = self.subscriptions.start(plan, params, streaming=True)
+                return Rows(fields, source.take(limit), formats(len(fields)), tag_prefix="SUBSCRIBE", live=True)
             case "dml" if plan.returning:
                 fields, source, tag = queries.run_returning(plan, params)
                 return Rows(fields, source.take(limit), formats(len(fields)), tag=tag)
@@ -167,6 +174,8 @@ class Dispatch:
             return self.queries.describe(plan)
         if plan.kind == "explain" and plan.explain is not None and plan.explain.timestamp:
             return TIMESTAMP_FIELDS
+        if plan.kind == "subscribe":
+            return self.subscriptions.describe(plan)
         if plan.kind == "explain":
             return EXPLAIN_JSON_FIELDS if plan.explain is not None and plan.explain.format == "json" else EXPLAIN_FIELDS
         if plan.kind == "show":

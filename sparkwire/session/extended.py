@@ -139,6 +139,9 @@ class ExtendedProtocol:
 
     def _first_execute(self, entry: Portal, limit: int | None) -> Result:
         plan, queries = entry.plan, self._dispatch.queries
+        if plan.kind == "query":
+            self._dispatch.subscriptions.saw(plan)
+            self._dispatch.subscriptions.check_query()
         if plan.kind == "query" or (plan.kind == "dml" and plan.returning):
             fields, source, tag = (
                 (*queries.start_query(plan, entry.params), None)
@@ -148,6 +151,11 @@ class ExtendedProtocol:
             entry.fields, entry.source, entry.tag = fields, source, tag
             entry.formats = expand_formats(entry.result_formats, len(fields))
             return Rows(fields, source.take(limit), entry.formats, tag=tag)
+        if plan.kind == "subscribe":  # a live stream the portal keeps, like a query's rows
+            fields, subscription = self._dispatch.subscriptions.start(plan, entry.params, streaming=True)
+            entry.fields, entry.source = fields, subscription
+            entry.formats = expand_formats(entry.result_formats, len(fields))
+            return Rows(fields, subscription.take(limit), entry.formats, tag_prefix="SUBSCRIBE", live=True)
         result = self._dispatch.run(plan, entry.params, lambda n: expand_formats(entry.result_formats, n), limit)
         if not isinstance(result, Rows | CopyIn | CopyOut):
             entry.done = result

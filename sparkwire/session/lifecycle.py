@@ -2,16 +2,16 @@
 
 Contract: `start_statement()` begins a statement: the previous one's timer and pending cancel no longer apply, and
 statement_timeout (if set) arms a timer. All engine work runs inside `running()`: it marks the session active (so
-`cancel()` from another thread and the timer interrupt only a statement that is actually running — a cancel
-arriving while idle does nothing, a timeout that fires while idle cancels the next statement's work), rewords
-interrupts as 57014 "canceling statement due to user request | statement timeout", bounds waits on other
-sessions by lock_timeout (lock_waits.py, 55P03), re-raises the PgError a session
-function (current_setting, …) raised inside the engine (`remember_error`), and moves the transaction to its failed
-state. `stop_timer()` disarms. `prepare_engine()` runs before any statement uses the engine connection: the
-connection serves one open result at a time, so a still-streaming portal or cursor (`streaming`) is read into
-memory first (past max_query_result_size it stops reading, and the portal's next read fails with 54000), and the
-connection's TimeZone follows the session's. `notify(message)` sends a NOTICE/WARNING the
-client's client_min_messages lets through.
+`cancel()` from another thread and the timer interrupt only a statement that is actually running — a cancel arriving
+while idle does nothing, a timeout that fires while idle cancels the next statement's work), rewords interrupts as
+57014 "canceling statement due to user request | statement timeout", bounds waits on other sessions by lock_timeout
+(lock_waits.py, 55P03), re-raises the PgError a session function (current_setting, …) raised inside the engine
+(`remember_error`), and moves the transaction to its failed state. `stop_timer()` disarms. While `live` (a streaming
+SUBSCRIBE: it runs between its batches too) a cancel is kept for its next read. `prepare_engine()` runs before any
+statement uses the engine connection: the connection serves one open result at a time, so a still-streaming portal or
+cursor (`streaming`) is read into memory first (past max_query_result_size it stops reading, and the portal's next
+read fails with 54000), and the connection's TimeZone follows the session's. `notify(message)` sends a NOTICE/WARNING
+the client's client_min_messages lets through.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class Lifecycle:
         self._timeout_ms = (-1, 0)  # (variables version, statement_timeout in ms)
         self._lock_timeout_s = 0.0  # lock_timeout at that version
         self._engine_zone = "UTC"  # the TimeZone the engine connection was last given
+        self.live = False  # the statement streams a SUBSCRIBE: a cancel between its batches still counts
 
     @property
     def engine_zone(self) -> str:
@@ -68,6 +69,7 @@ class Lifecycle:
         self.stop_timer()
         self._cancel_reason = None
         self._udf_error = None
+        self.live = False
         variables = self._s.vars
         if self._timeout_ms[0] != variables.version:
             self._timeout_ms = (variables.version, duration_ms(variables.get("statement_timeout")))
@@ -119,7 +121,7 @@ class Lifecycle:
 
     def cancel(self) -> None:
         with self._lock:
-            if not self._active:
+            if not self._active and not self.live:
                 return
             self._cancel_reason = "user request"
         self._interrupt()

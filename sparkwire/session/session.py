@@ -94,6 +94,7 @@ class DuckSession:
         self._activity = Activity(self._s, workload)
         self._extended = ExtendedProtocol(self._s, self._life, self._plans, self._dispatch, self._activity)
         if workload is not None:
+            self._dispatch.subscriptions.session_id = workload.record.session_text  # mz_subscriptions.session_id
             self._s.portal_closed = lambda portal: self._activity.portal_closed(portal.execution)
             self._s.user.waiting = workload.live.waiting
         if variables.get("welcome_message") == "on":  # Materialize's greeting, before the first ReadyForQuery

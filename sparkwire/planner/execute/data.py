@@ -23,7 +23,8 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   catalog commit. `spark_jobs` is the live Spark work feed when the service started one (progress notices read it).
 - `sources` (sparkwire/sources/manager.py) runs one ingestion per source, following every catalog commit and started
   by `reconcile()`; every source and subsource has a storage table like a table's (created and dropped here), which
-  queries, views, materialized views and indexes read like a table's. `close()` stops ingestion (at shutdown).
+  queries, views, materialized views and indexes read like a table's. `subscriptions` holds SUBSCRIBE's shared
+  change streams and running subscriptions (planner/execute/subscribe/). `close()` stops ingestion (at shutdown).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ from sparkwire.planner.bind.resolve import Names
 from sparkwire.planner.execute.resident import ResidentRelations, relation_version
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
+from sparkwire.planner.execute.subscribe.live import install_subscription_views
+from sparkwire.planner.execute.subscribe.stream import StreamRegistry
 from sparkwire.planner.execute.unique_keys import check_unique_index, key_columns
 from sparkwire.planner.execute.writes import storage_schema
 from sparkwire.planner.statements.notice_service import NoticeService
@@ -86,6 +89,8 @@ class DataPlane:
         install_live_views(duck, self.clusters)
         self.sources = Sources(storage, catalog.write_ts, self.clusters, data_dir)
         install_source_views(duck, self.sources.health)
+        self.subscriptions = StreamRegistry(storage, catalog.write_ts)  # SUBSCRIBE's shared change streams
+        install_subscription_views(duck, self.subscriptions)
 
     @property
     def state(self) -> CatalogState:

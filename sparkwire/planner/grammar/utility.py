@@ -121,6 +121,7 @@ class Fetch:
     cursor: str
     count: int | None  # None = ALL
     move: bool
+    timeout: str | None = None  # Materialize's FETCH … WITH (TIMEOUT = '1s'), for SUBSCRIBE cursors
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,8 +368,16 @@ def _fetch(p: Parser, move: bool) -> Utility:
         raise e.FeatureNotSupported("cursor can only scan forward")
     p.accept("from") or p.accept("in")
     name = p.name()
+    timeout = None
+    if not move and p.accept("with"):
+        p.expect_op("(")
+        if p.name() != "timeout":
+            raise p.error()
+        p.accept_op("=")
+        timeout = p.value()
+        p.expect_op(")")
     p.end()
-    return Fetch(name, count, move)
+    return Fetch(name, count, move, timeout)
 
 
 def parse_utility(sql: str) -> Utility | None:

@@ -5,7 +5,8 @@ Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `
   "query" (row-returning SELECT/VALUES/set operation), "dml" (INSERT/UPDATE/DELETE, `returning` when it has
   RETURNING), "ddl" (CREATE/DROP/ALTER: `statement` from our grammar, grammar/ddl.py, checked before sqlglot;
   TRUNCATE and what only sqlglot parses keep `tree`), "show" (SHOW TABLES/INDEXES/… of our grammar) or
-  "explain" (`inner` is the plan of the explained query, `explain` its options: grammar/explain.py);
+  "explain" (`inner` is the plan of the explained query, `explain` its options: grammar/explain.py) or "subscribe"
+  (`subscribe` the statement, grammar/subscribe.py; `inner` the plan of the SELECT it subscribes to);
 - `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
   `param_types` ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
 - `inner`: for DECLARE … CURSOR FOR q, the plan of q; `void_columns`: pg_sleep projections (typed `void`);
@@ -36,6 +37,7 @@ from sparkwire.planner.grammar.rbac import RbacStatement, parse_rbac
 from sparkwire.planner.grammar.secrets import SecretShow, SecretStatement, parse_secret_statement
 from sparkwire.planner.grammar.show import ShowColumns, ShowCreate, ShowObjects, ShowStatement
 from sparkwire.planner.grammar.split import mask_comments, split_statements
+from sparkwire.planner.grammar.subscribe import Subscribe, parse_subscribe
 from sparkwire.planner.grammar.utility import Declare, Utility, parse_utility
 from sparkwire.planner.planning.params import Describe, ParamType, infer_parameter_types
 from sparkwire.planner.security import guard
@@ -65,6 +67,7 @@ class Plan:
         DdlStatement | ShowStatement | RbacStatement | AlterNotice | CommentOn | SecretStatement | SecretShow | None
     ) = None
     explain: ExplainOptions | None = None  # "explain": its options (ANALYZE, VERBOSE, FORMAT, redacted)
+    subscribe: Subscribe | None = None  # "subscribe": the statement; `inner` plans the query it subscribes to
     as_of: AsOf | None = None  # "query": Materialize's AS OF [AT LEAST] t (grammar/as_of.py)
     mz_now: bool = False  # "query": it calls mz_now() (translate/mz_now.py: made a literal of the read timestamp)
 
@@ -247,6 +250,12 @@ def plan_statement(
     if own is not None:
         kind = "show" if isinstance(own, ShowObjects | ShowColumns | ShowCreate) else "ddl"
         return Plan(sql, kind, tag="SHOW" if kind == "show" else "", statement=own)
+    subscribe = parse_subscribe(sql)  # grammar/subscribe.py: its query is planned as a SELECT
+    if subscribe is not None:
+        inner = plan_statement(subscribe.select, ctx, declared_oids, describe)
+        if inner.kind != "query":
+            raise e.SyntaxError("SUBSCRIBE can only be used with a relation or a SELECT query")
+        return Plan(sql, "subscribe", tag="SUBSCRIBE", inner=inner, param_types=inner.param_types, subscribe=subscribe)
     utility = parse_utility(sql)
     if isinstance(utility, Declare):
         inner = plan_statement(utility.query, ctx, declared_oids, describe)
