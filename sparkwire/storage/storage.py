@@ -126,6 +126,12 @@ class Storage:
             self._upper = max(self._upper, ts + 1)
             return Snapshot(self._root, self._state, ts)
 
+    def wait_for_commit(self, after_ts: int, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for a commit above `after_ts` (followers of the latest commit: maintained
+        views, subscriptions); True when there is one."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._state.latest_ts > after_ts, timeout)
+
     # ---- tables ------------------------------------------------------------------------------------------
 
     def _swap(self, state: StorageState) -> None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pyarrow as pa
@@ -42,19 +43,21 @@ from sparkwire.catalog.catalog import TransactResult
 from sparkwire.catalog.objects import Item, ItemSpec, ObjectRef
 from sparkwire.catalog.ops import CreateItem, Op
 from sparkwire.compute.controller import ClusterController, WorkKind
+from sparkwire.compute.dataflow.maintainer import MaintainedObject, Maintainers, Version
 from sparkwire.compute.live import install_live_views
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.introspection.workload.freshness import RefreshLog
 from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed
 from sparkwire.planner.bind.resolve import Names
-from sparkwire.planner.execute.resident import ResidentRelations, relation_version
+from sparkwire.planner.execute.resident import ResidentRelations, base_tables, relation_version
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
 from sparkwire.planner.execute.subscribe.live import install_subscription_views
 from sparkwire.planner.execute.subscribe.stream import StreamRegistry
 from sparkwire.planner.execute.unique_keys import check_unique_index, key_columns
 from sparkwire.planner.execute.writes import storage_schema
+from sparkwire.planner.planning.dataflow import contents_schema, maintenance
 from sparkwire.planner.statements.notice_service import NoticeService
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb
 from sparkwire.sources.live import install_source_views
@@ -64,6 +67,7 @@ from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 SPARK_WAIT_SECONDS = 600.0
+MAINTAINED_READ_WAIT = 60.0  # how long a read waits for a materialized view's maintainer to reach its snapshot
 STORED_KINDS = frozenset({"table", "source"})  # relations whose rows are a storage table of the same id
 _BUILTIN_CONTEXT = SessionContext(0, "materialize", 0)
 
@@ -80,7 +84,7 @@ class DataPlane:
         self.executor = SparkExecutor(spark, builtin=self._builtin_arrow, resident=self._resident_contents)
         # a restarted Spark has none of the old JVM's temporary views; resident contents live in this process
         spark.add_restart_listener(self.executor.relations.forget_registrations)
-        self.resident = ResidentRelations(self._compute)
+        self.resident = ResidentRelations(self._compute, self._maintained)
         self.notices = NoticeService()
         self.notices.start(catalog.state)
         self.refreshes = RefreshLog()  # freshness: every computation of resident contents (`_compute`)
@@ -91,6 +95,7 @@ class DataPlane:
         install_source_views(duck, self.sources.health)
         self.subscriptions = StreamRegistry(storage, catalog.write_ts)  # SUBSCRIBE's shared change streams
         install_subscription_views(duck, self.subscriptions)
+        self.maintainers = Maintainers(storage, self._maintenance_work, self._published)
 
     @property
     def state(self) -> CatalogState:
@@ -115,6 +120,8 @@ class DataPlane:
                 self.ensure_table(item)
         if result.created:
             self.sources.sync(result.state)
+        if result.created or result.dropped:
+            self._maintain(result.state)
         return result
 
     def _check_unique(self, state: CatalogState, spec: ItemSpec) -> None:
@@ -151,9 +158,11 @@ class DataPlane:
         for item in tables.values():
             self.ensure_table(item)
         self.sources.sync(self.state)
+        self._maintain(self.state)
 
     def close(self) -> None:
         self.sources.close()
+        self.maintainers.close()
 
     def snapshot(self) -> Snapshot:
         return self.storage.snapshot()
@@ -185,6 +194,47 @@ class DataPlane:
             schema = self._builtin_con.arrow_schema(sql)
             _, batches = self._builtin_con.query(sql)
             return pa.Table.from_batches(list(batches), schema=schema)
+
+    # ---- maintained materialized views (compute/dataflow/, docs/continual.md) --------------------------------
+
+    def _maintain(self, state: CatalogState) -> None:
+        """Every materialized view gets its maintainer (an incremental dataflow, or a background recompute)."""
+        objects: list[MaintainedObject] = []
+        for item in state.items.values():
+            if item.kind != "materialized-view" or item.cluster_id is None:
+                continue
+            known = self.maintainers.get(item.id)
+            if known is not None and known.obj.definition == item.create_sql:
+                objects.append(known.obj)
+                continue
+            plan = maintenance(item, state)
+            tables = plan.plan.table_ids if plan.plan is not None else base_tables(item, state)
+            objects.append(
+                MaintainedObject(
+                    item.id, item.cluster_id, tables, contents_schema(item), plan,
+                    recompute=self._recompute(item),
+                    definition=item.create_sql,
+                )
+            )  # fmt: skip
+        self.maintainers.sync(objects)
+
+    def _recompute(self, item: Item) -> Callable[[Snapshot], pa.Table]:
+        return lambda snapshot: self._contents(item, self.state, snapshot)
+
+    def _maintenance_work(self, object_id: str, cluster_id: str) -> AbstractContextManager[object]:
+        return self.clusters.running("materialized-view", cluster_id, object_id=object_id)
+
+    def _published(self, object_id: str, ts: int, version: Version, seconds: float, table: pa.Table) -> None:
+        self.refreshes.refreshed(object_id, ts, version, seconds)
+        state = self.state
+        indexes = [i for i in state.items.values() if i.kind == "index" and i.on_id == object_id]
+        if indexes:
+            snapshot = self.storage.snapshot(ts)
+            for index in indexes:  # built now, so that a lookup after this change finds it ready
+                self.resident.index(index, state, snapshot)
+
+    def _maintained(self, item: Item, snapshot: Snapshot, version: Version) -> pa.Table | None:
+        return self.maintainers.read(item.id, snapshot, version, MAINTAINED_READ_WAIT)
 
     def _resident_contents(self, item: Item, read: ReadContext) -> pa.Table:
         return self.resident.contents(item, self.state, read.snapshot)
