@@ -218,6 +218,17 @@ class DataPlane:
             )  # fmt: skip
         self.maintainers.sync(objects)
 
+    def recomputed(self, item_ids: Sequence[str]) -> list[str]:
+        """A notice for each of these materialized views that has no incremental plan (it is recomputed)."""
+        messages = []
+        for item_id in item_ids:
+            maintained = self.maintainers.get(item_id)
+            if maintained is not None and maintained.obj.maintenance.plan is None:
+                name = self.state.items[item_id].name
+                why = maintained.obj.maintenance.reason
+                messages.append(f'materialized view "{name}" is maintained by recomputing it after each change: {why}')
+        return messages
+
     def _recompute(self, item: Item) -> Callable[[Snapshot], pa.Table]:
         return lambda snapshot: self._contents(item, self.state, snapshot)
 

@@ -13,7 +13,8 @@ Contract: `explain_text(route, state)` renders one of the closed set of routes:
         Project: a, b AS name              # only when not every column in order
         Limit: 10                          # only with LIMIT
 - `SparkRoute(spark_sql, spark_plan, resident)` — a Spark job: `Spark: <Spark SQL>`, one line per materialized
-  view read from memory (`resident`: item ids), then `Spark plan:` and Spark's own plan text, indented.
+  view read from memory (`resident`: item ids) with how it is maintained (`maintained_lines`), then `Spark plan:`
+  and Spark's own plan text, indented.
 - `DuckDBRoute(sql)` — builtin relations only (or none): `DuckDB (introspection store)`, then the SQL if given.
 `explain_table(lines)` is the statement's result: a text column "QUERY PLAN", one row per line.
 `explain_json(route, state)` is the route as the "Plan" object of EXPLAIN (FORMAT JSON): `{"Node Type": "Fast Path"
@@ -31,6 +32,7 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.objects import Item
 from sparkwire.planner.execute.fast_path import FastPathPlan
 from sparkwire.planner.execute.scan_path import ScanPlan
+from sparkwire.planner.planning.dataflow import maintenance
 
 QUERY_PLAN = "QUERY PLAN"
 
@@ -60,6 +62,17 @@ class DuckDBRoute:
 Route = FastPathRoute | ScanRoute | SparkRoute | DuckDBRoute
 
 
+def maintained_lines(item: Item, state: CatalogState) -> list[str]:
+    """How a materialized view a query reads is kept current (planner/planning/dataflow.py)."""
+    name = state.qualified_name(item)
+    found = maintenance(item, state)
+    if found.plan is None:
+        return [f"Reads materialized view {name} from memory, maintained by recompute: {found.reason}"]
+    return [f"Reads materialized view {name} from memory, maintained incrementally:"] + [
+        f"  {line}" for line in found.plan.describe()
+    ]
+
+
 def explain_text(route: Route, state: CatalogState) -> list[str]:
     match route:
         case FastPathRoute(plan):
@@ -69,10 +82,8 @@ def explain_text(route: Route, state: CatalogState) -> list[str]:
             return [f"Storage scan: {state.qualified_name(relation)}", *_shape(plan.output, plan.limit, relation)]
         case SparkRoute(spark_sql, spark_plan, resident):
             lines = [f"Spark: {' '.join(spark_sql.split())}"]
-            lines += [
-                f"Reads materialized view {state.qualified_name(state.items[i])} from memory (recomputed when stale)"
-                for i in resident
-            ]
+            for i in resident:
+                lines += maintained_lines(state.items[i], state)
             return [*lines, "Spark plan:", *(f"  {line}" for line in spark_plan.rstrip().splitlines())]
         case DuckDBRoute(sql):
             return ["DuckDB (introspection store)", *([f"  {' '.join(sql.split())}"] if sql else [])]

@@ -476,6 +476,8 @@ class UserData:
         created_ids = [ref.id for ref in result.created if ref.kind == "item"]
         for notice in self._data.notices.after_ddl(result.state, created_ids, self._enabled):
             self._notify(notice)
+        for message in self._data.recomputed(created_ids):
+            self._notify(Notice(message=message, severity="NOTICE", sqlstate="00000"))
         created = [
             result.state.items[ref.id] for ref in result.created if ref.kind == "item" and ref.id in result.state.items
         ]
