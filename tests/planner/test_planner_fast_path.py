@@ -430,7 +430,8 @@ def test_explain_lines_for_each_route(data: tuple[World, dict[str, Item]]) -> No
     spark = SparkRoute("SELECT a\n  FROM mv", "== Physical Plan ==\n*(1) Scan mv\n", (items["mv"].id,))
     assert explain_text(spark, world.state) == [
         "Spark: SELECT a FROM mv",
-        "Reads materialized view materialize.public.mv from memory (recomputed when stale)",
+        "Reads materialized view materialize.public.mv from memory, maintained incrementally:",
+        "  Changes of t (i0)",
         "Spark plan:",
         "  == Physical Plan ==",
         "  *(1) Scan mv",
