@@ -281,3 +281,17 @@ def test_psql_mz_now_and_explain_timestamp(server: SparkwireServer) -> None:
     result = psql("SELECT 1 AS OF mz_now()")
     assert result.returncode == 1 and "unmaterializable function in AS OF" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_mz_now_in_writes(sw: Conn) -> None:
+    name = _name("written")
+    sw.execute(f"CREATE TABLE {name} (ms bigint, at timestamptz, plain numeric)")
+    try:
+        before = int(time.time() * 1000) - 1000
+        sw.execute(f"INSERT INTO {name} VALUES (mz_now()::bigint, mz_now()::timestamptz, mz_now())")
+        row = sw.execute(f"SELECT ms, extract(epoch FROM at) * 1000, plain FROM {name}").fetchone()
+        assert row is not None
+        assert before <= int(str(row[0])) <= time.time() * 1000
+        assert int(float(str(row[1]))) == int(str(row[0])) == int(str(row[2]))
+    finally:
+        sw.execute(f"DROP TABLE IF EXISTS {name}")

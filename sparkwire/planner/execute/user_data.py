@@ -59,6 +59,7 @@ from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fas
 from sparkwire.planner.execute.scan_path import held, run_scan, scan_path
 from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
 from sparkwire.planner.execute.spark_relations import item_columns
+from sparkwire.planner.execute.write_txn import oracle_ts
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import cluster as cg
 from sparkwire.planner.grammar import ddl as g
@@ -77,7 +78,7 @@ from sparkwire.planner.statements.secrets import SecretEnv, run_secret_statement
 from sparkwire.planner.statements.show_objects import show_objects
 from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
-from sparkwire.planner.translate.mz_now import with_read_ts
+from sparkwire.planner.translate.mz_now import uses_mz_now, with_read_ts
 from sparkwire.storage.secrets import SecretStore
 from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
@@ -387,8 +388,12 @@ class UserData:
         names = self._names()
         check_dml(plan.tree, self._data.state, names, names.role_id)
         self._data.ensure_table(target)
+        tree: exp.Expression = plan.tree
+        if uses_mz_now(tree):  # the timeline's read timestamp, a literal both engines take (VALUES on DuckDB)
+            tree = with_read_ts(tree, oracle_ts(self._data), "spark", self.column_types(tree))
+        assert isinstance(tree, exp.Insert | exp.Update | exp.Delete)
         return execute_write(
-            plan.tree,
+            tree,
             target,
             self._data.state,
             self._names(),

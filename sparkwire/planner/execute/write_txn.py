@@ -39,6 +39,11 @@ from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 
+def oracle_ts(data: DataPlane) -> int:
+    """The timeline's read timestamp now: the latest commit, or the wall clock when that is later."""
+    return max(data.storage.latest_ts, wall_clock_ms() - 1)
+
+
 class StorageTransaction:
     def __init__(self, data: DataPlane) -> None:
         self._data = data
@@ -64,7 +69,7 @@ class StorageTransaction:
     # ---- timestamps ---------------------------------------------------------------------------------------
 
     def oracle_ts(self) -> int:
-        return max(self._data.storage.latest_ts, wall_clock_ms() - 1)
+        return oracle_ts(self._data)
 
     def timestamped(self) -> Snapshot:
         if self._statement is not None:
