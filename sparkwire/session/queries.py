@@ -154,7 +154,7 @@ class Queries:
             requested = self._as_of_ms(plan)
             query_ts, used_oracle = (max(requested, oracle), oracle) if plan.as_of.at_least else (requested, None)
         elif s.tx.in_block:
-            query_ts = tx.snapshot().ts
+            query_ts = tx.timestamped().ts  # the block's snapshot, as mz_now() there
         since, upper = storage.since, max(storage.latest_ts, oracle) + 1
         if plan.as_of is not None and not plan.as_of.at_least and query_ts < since:
             tx.as_of(query_ts, False, self._life.cancelled)  # raises Materialize's 22000

@@ -295,3 +295,14 @@ def test_mz_now_in_writes(sw: Conn) -> None:
         assert int(float(str(row[1]))) == int(str(row[0])) == int(str(row[2]))
     finally:
         sw.execute(f"DROP TABLE IF EXISTS {name}")
+
+
+def test_as_of_in_a_cursor_and_copy(sw: Conn, table: str) -> None:
+    sw.execute(f"INSERT INTO {table} VALUES (1, 'a')")
+    noted = _now_ts(sw)
+    sw.execute(f"INSERT INTO {table} VALUES (2, 'b')")
+    with sw.transaction():
+        sw.execute(f"DECLARE c CURSOR FOR SELECT id FROM {table} AS OF {noted}")
+        assert sw.execute("FETCH ALL c").fetchall() == [(1,)]
+    with sw.cursor().copy(f"COPY (SELECT id FROM {table} AS OF {noted}) TO STDOUT") as copy:
+        assert b"".join(bytes(chunk) for chunk in copy) == b"1\n"
