@@ -306,3 +306,19 @@ def test_as_of_in_a_cursor_and_copy(sw: Conn, table: str) -> None:
         assert sw.execute("FETCH ALL c").fetchall() == [(1,)]
     with sw.cursor().copy(f"COPY (SELECT id FROM {table} AS OF {noted}) TO STDOUT") as copy:
         assert b"".join(bytes(chunk) for chunk in copy) == b"1\n"
+
+
+def test_casts_to_mz_timestamp(sw: Conn, table: str) -> None:
+    cur = sw.execute("SELECT 1673618185152::mz_timestamp, '42'::mz_timestamp")
+    assert cur.description is not None and [c.type_code for c in cur.description] == [MZ_TIMESTAMP_OID] * 2
+    assert cur.fetchone() == ("1673618185152", "42")
+    row = sw.execute(
+        "SELECT '2023-01-13 13:56:25.152+00'::timestamptz::mz_timestamp, "
+        "mz_now() > '2023-01-13 13:56:25.152+00'::timestamptz::mz_timestamp, mz_now() > 5::mz_timestamp"
+    ).fetchone()
+    assert row == ("1673618185152", True, True)
+    sw.execute(f"INSERT INTO {table} VALUES (1, 'a')")
+    row = sw.execute(
+        f"SELECT id::mz_timestamp, mz_now() >= '2023-01-13 13:56:25+00'::timestamptz::mz_timestamp FROM {table}"
+    ).fetchone()
+    assert row == ("1", True)

@@ -69,7 +69,7 @@ from sparkwire.planner.execute.spark_relations import (
     item_columns,
     table_source,
 )
-from sparkwire.planner.translate.mz_now import uses_mz_now, with_read_ts
+from sparkwire.planner.translate.mz_now import mentions_mz_time, with_mz_timestamp_casts, with_read_ts
 from sparkwire.planner.translate.spark import forbidden_in_spark, to_spark_sql
 from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
@@ -263,8 +263,10 @@ class SparkExecutor:
         """`results_as_text`: the rows go to a client (numeric quotients as text, translate/spark_numeric.py)."""
         binder = _Binder(self, state, read)
         bound = _typed_parameters(binder.bind(tree.copy(), names), param_types)
-        if uses_mz_now(bound):  # in a view's definition: the snapshot's timestamp, as at the top (mz_now.py)
-            bound = with_read_ts(bound, read.snapshot.ts, "spark")
+        if mentions_mz_time(bound):  # mz_now() (in a view's definition too): the snapshot's timestamp (mz_now.py)
+            sources = binder.sources
+            known = {t.alias_or_name: sources[t.name].columns for t in bound.find_all(exp.Table) if t.name in sources}
+            bound = with_mz_timestamp_casts(with_read_ts(bound, read.snapshot.ts, "spark", known), "spark", known)
         reason = forbidden_in_spark(bound)
         if reason is not None:
             raise errors.InsufficientPrivilege(reason)

@@ -31,7 +31,12 @@ from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes
-from sparkwire.planner.translate.mz_now import MZ_NOW_DESCRIBE_TS, uses_mz_now, with_read_ts
+from sparkwire.planner.translate.mz_now import (
+    MZ_NOW_DESCRIBE_TS,
+    mentions_mz_time,
+    with_mz_timestamp_casts,
+    with_read_ts,
+)
 from sparkwire.planner.translate.numeric_types import Columns
 from sparkwire.version import MZ_VERSION, mz_version_num, version_string
 
@@ -394,7 +399,9 @@ def to_duckdb(
     user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
     among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
     # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
-    out = with_read_ts(tree, MZ_NOW_DESCRIBE_TS, "duckdb", columns) if uses_mz_now(tree) else tree.copy()
+    out = tree.copy()
+    if mentions_mz_time(tree):  # and `x::mz_timestamp` as the engine's mz_timestamp type
+        out = with_mz_timestamp_casts(with_read_ts(out, MZ_NOW_DESCRIBE_TS, "duckdb", columns), "duckdb", columns)
     pg_numerics(out, columns or {}, results_as_text)
     for transform in TRANSFORMS:
         out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy

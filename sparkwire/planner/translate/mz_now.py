@@ -14,6 +14,11 @@ neither engine ever sees the call:
   (pgtypes/mapping.py maps that engine type to mz_timestamp, OID 16552), `DECIMAL(20,0)` on Spark (the rows are
   conformed to DuckDB's description).
 `MZ_NOW_DESCRIBE_TS` is the value used where the timestamp is not known yet (describing a statement).
+
+`with_mz_timestamp_casts(tree, engine)` rewrites the other casts to mz_timestamp (`x::mz_timestamp`): a date/time
+operand (by the same shape rule) becomes its milliseconds since the epoch, `floor(extract(epoch from x) * 1000)`,
+anything else (a number, text holding one) is cast as it is; either way to the engine's mz_timestamp type above.
+`mentions_mz_time(tree)` says whether a tree needs either rewrite.
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ _DATETIME_FUNCTIONS = (
 _DATETIME_NAMES = frozenset({"now", "to_timestamp", "date_trunc", "statement_timestamp", "clock_timestamp"})
 
 
-def is_mz_now(node: exp.Expression) -> bool:
+def is_mz_now(node: object) -> bool:
     return isinstance(node, exp.Anonymous) and node.name.lower() == "mz_now" and not node.expressions
 
 
@@ -70,9 +75,7 @@ def _number(ts: int) -> exp.Expression:
 
 
 def _mz_timestamp(ts: int, engine: EngineName) -> exp.Expression:
-    if engine == "duckdb":
-        return exp.cast(exp.Literal.number(ts), exp.DataType(this=exp.DataType.Type.UINT128))
-    return exp.cast(exp.Literal.number(ts), exp.DataType.build("decimal(20,0)", dialect="postgres"))
+    return exp.cast(exp.Literal.number(ts), _engine_type(engine))
 
 
 def _column_type(node: exp.Column, columns: Mapping[str, Mapping[str, str]]) -> str | None:
@@ -118,6 +121,30 @@ def _replacement(
 
 def is_mz_timestamp_cast(node: object) -> bool:
     return isinstance(node, exp.Cast) and node.to.sql("postgres").lower() == "mz_timestamp"
+
+
+def mentions_mz_time(tree: exp.Expression) -> bool:
+    return any(is_mz_now(node) or is_mz_timestamp_cast(node) for node in tree.find_all(exp.Anonymous, exp.Cast))
+
+
+def _engine_type(engine: EngineName) -> exp.DataType:
+    if engine == "duckdb":
+        return exp.DataType(this=exp.DataType.Type.UINT128)
+    return exp.DataType.build("decimal(20,0)", dialect="postgres")
+
+
+def with_mz_timestamp_casts(
+    tree: exp.Expression, engine: EngineName, columns: Mapping[str, Mapping[str, str]] | None = None
+) -> exp.Expression:
+    known = columns or {}
+    out = tree.copy()
+    for cast in [n for n in out.find_all(exp.Cast) if is_mz_timestamp_cast(n)]:
+        operand = cast.this
+        if _temporal(operand, known) and not isinstance(operand, exp.Literal):
+            epoch = exp.Extract(this=exp.var("epoch"), expression=operand.copy())
+            operand = exp.Floor(this=exp.Mul(this=epoch, expression=exp.Literal.number(1000)))
+        cast.replace(exp.cast(operand.copy(), _engine_type(engine)))
+    return out
 
 
 def with_read_ts(
