@@ -322,3 +322,15 @@ def test_casts_to_mz_timestamp(sw: Conn, table: str) -> None:
         f"SELECT id::mz_timestamp, mz_now() >= '2023-01-13 13:56:25+00'::timestamptz::mz_timestamp FROM {table}"
     ).fetchone()
     assert row == ("1", True)
+
+
+def test_as_of_through_an_index_lookup(sw: Conn, table: str) -> None:
+    index = _name("ix")
+    sw.execute(f"CREATE INDEX {index} ON {table} (id)")
+    sw.execute(f"INSERT INTO {table} VALUES (1, 'old')")
+    assert sw.execute(f"SELECT note FROM {table} WHERE id = 1").fetchall() == [("old",)]  # the index is built
+    noted = _now_ts(sw)
+    sw.execute(f"UPDATE {table} SET note = 'new' WHERE id = 1")
+    assert sw.execute(f"SELECT note FROM {table} WHERE id = 1").fetchall() == [("new",)]
+    assert sw.execute(f"SELECT note FROM {table} WHERE id = 1 AS OF {noted}").fetchall() == [("old",)]
+    assert sw.execute(f"SELECT note FROM {table} WHERE id = 1").fetchall() == [("new",)]
