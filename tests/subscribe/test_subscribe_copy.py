@@ -148,6 +148,8 @@ def test_as_of_and_up_to_replay_history(sw: Conn, dsn: str) -> None:
     assert [(int(ts), diff, a) for ts, diff, a in rows] == [(int(t1), 1, 1), (int(t2), 1, 2)]
     assert sw.execute(f"SUBSCRIBE {t} AS OF {t1} UP TO {t2}").fetchall() == [(int(t1), 1, 1)]
     assert sw.execute(f"SUBSCRIBE {t} AS OF {t2} UP TO {t2}").fetchall() == []  # AS OF = UP TO: nothing
+    rows = sw.execute(f"SUBSCRIBE {t} AS OF now() UP TO now() + INTERVAL '1 second'").fetchall()  # expressions
+    assert sorted(a for _, _, a in rows) == [1, 2] and len({ts for ts, _, _ in rows}) == 1
     with pytest.raises(psycopg.errors.DataException, match=r"lower .* is beyond its upper"):
         sw.execute(f"SUBSCRIBE {t} AS OF {t2} UP TO {t1}")
 

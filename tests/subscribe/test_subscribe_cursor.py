@@ -220,3 +220,33 @@ def test_a_slow_reader_holds_one_batch_and_streams_are_shared(sw: Conn, dsn: str
         assert _stream_stats(sw, first_id)["stream_subscribers"] == 1
     reader.execute("COMMIT")
     assert sw.execute("SELECT count(*) FROM mz_internal.mz_subscription_streams").fetchone() == (0,)
+
+
+def test_materialized_view_and_source(sw: Conn, reader: Conn) -> None:
+    t, mv, source = unique("mv_base"), unique("mv"), unique("counter")
+    sw.execute(f"CREATE TABLE {t} (a int)")
+    sw.execute(f"INSERT INTO {t} VALUES (1), (2)")
+    sw.execute(
+        f"CREATE MATERIALIZED VIEW {mv} AS SELECT a % 2 AS odd, count(*) AS n, sum(a) AS total FROM {t} GROUP BY 1"
+    )
+    try:
+        reader.execute(f"DECLARE m CURSOR FOR SUBSCRIBE {mv}")
+        assert sorted(r[1:] for r in reader.execute("FETCH ALL m").fetchall()) == [(1, 0, 1, 2), (1, 1, 1, 1)]
+        sw.execute(f"INSERT INTO {t} VALUES (4)")
+        rows = reader.execute("FETCH ALL m").fetchall()
+        assert sorted(r[1:] for r in rows) == [(-1, 0, 1, 2), (1, 0, 2, 6)]
+        reader.execute("COMMIT")
+    finally:
+        sw.execute(f"DROP MATERIALIZED VIEW {mv}")
+    sw.execute(f"CREATE SOURCE {source} FROM LOAD GENERATOR COUNTER (TICK INTERVAL '50ms', UP TO 5)")
+    try:
+        reader.execute(f"DECLARE s CURSOR FOR SUBSCRIBE {source} WITH (SNAPSHOT = false)")
+        seen: list[tuple[Any, ...]] = []
+        deadline = time.monotonic() + 30
+        while len(seen) < 1 and time.monotonic() < deadline:
+            seen += reader.execute("FETCH ALL s WITH (timeout = '1s')").fetchall()
+        assert seen and all(r[1] == 1 for r in seen)
+        assert [r[0] for r in seen] == sorted(r[0] for r in seen)
+        reader.execute("COMMIT")
+    finally:
+        sw.execute(f"DROP SOURCE {source}")

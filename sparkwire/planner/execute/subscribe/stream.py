@@ -6,22 +6,26 @@ Contract:
   storage table (a table or a source's collection: kinds "table" / "source"), whose changes come straight from
   storage deltas (storage/deltas.py); otherwise `contents(snapshot)` — the one injected call that computes the
   relation's full contents at a snapshot (Spark, or the resident contents of a materialized view) — is called at
-  each timestamp one of `tables` changed, and diffed against the contents before it (a multiset diff: group by
-  every column, sum the diffs).
-  - `next_time(after, upper)`: the first commit timestamp in (`after`, `upper.ts`] that changed one of `tables`,
-    or None. `changes_at(ts)`: the changes at that commit, consolidated (a row inserted and deleted at one
+  the timestamps one of `tables` changed, and diffed against the subscriber's last contents (a multiset diff: group
+  by every column, sum the diffs).
+  - `next_time(after, upper)`: the timestamp of the next batch in (`after`, `upper.ts`], or None: a storage
+    table's first commit after `after`; for a recomputed relation the latest commit of one of `tables` (a
+    subscriber that fell behind catches up with one computation, its intermediate states skipped).
+    `changes_at(after, ts)`: the changes in (`after`, `ts`], consolidated (a row inserted and deleted at one
     timestamp is not there), as the relation's columns plus `DIFF_COLUMN`. `snapshot_rows(snapshot)`: the
-    contents at a snapshot. All three are memoized — the recent change batches by timestamp and the latest
-    contents by version, in bounded LRU caches — so N subscriptions at the same frontier cost one computation
-    (`computations` counts the real ones, `hits` the memoized answers).
+    contents at a snapshot. Both are memoized — the recent change batches by timestamp (and, recomputed, the
+    version they start from) and the latest contents by version (a table's snapshot only when small), in bounded
+    LRU caches — so N subscriptions at the same frontier cost one computation (`computations` counts the real
+    ones, `hits` the memoized answers).
   - Computations of one stream are serialized (one lock); a reader of another stream never waits for it.
 - `StreamRegistry(storage, timestamp)`: `acquire(key, make)` returns the stream for `key` (made by `make()` for
   the first subscriber) and counts the subscriber; `release(stream)` uncounts it and drops the stream with its
   last subscriber. `streams()` lists the live ones; `started(sub)` / `ended(sub)` track the running subscriptions
   whose `row()` / `stats()` are the rows of mz_subscriptions / mz_subscription_streams (`subscription_rows()`,
-  `stream_rows()`). `now(fresh)` is a readable timestamp: the latest storage
-  commit, or a fresher one drawn from the timeline (`timestamp()`, the catalog's write timestamps) and sealed in
-  storage at most once per `TICK_SECONDS` (so that PROGRESS and UP TO advance while nothing commits).
+  `stream_rows()`). `now(fresh)` is a readable timestamp: the latest storage commit, or a fresher one drawn from
+  the timeline (`timestamp()`, the catalog's write timestamps) and sealed in storage at most once per `TICK_SECONDS`
+  (so that PROGRESS and UP TO advance while nothing commits). `wait_for_commit(timeout)` sleeps until the next
+  storage commit (`Storage.wait_for_commit`) or the timeout.
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ from sparkwire.storage.deltas import DIFF_COLUMN, changes, consolidate
 
 Contents = Callable[[Snapshot], pa.Table]
 BATCHES_KEPT = 32  # recent change batches memoized per stream
-CONTENTS_KEPT = 2  # contents kept per stream (the recompute path diffs the latest two)
+CONTENTS_KEPT = 4  # contents kept per stream (the recompute path diffs a subscriber's last and the latest)
+TABLE_CONTENTS_KEPT_BYTES = 16 << 20  # a table's snapshot is kept for the next subscriber only when this small
 TICK_SECONDS = 1.0
 
 
@@ -64,7 +69,7 @@ class ChangeStream:
         self._table_id = table_id
         self._contents = contents
         self._lock = threading.Lock()
-        self._batches: LRUCache[int, pa.Table] = LRUCache(BATCHES_KEPT)
+        self._batches: LRUCache[tuple[object, ...], pa.Table] = LRUCache(BATCHES_KEPT)
         self._states: LRUCache[tuple[object, ...], pa.Table] = LRUCache(CONTENTS_KEPT)
         self.subscribers = 0
         self.computations = 0
@@ -85,7 +90,8 @@ class ChangeStream:
             return known
         table = snapshot.read_arrow(self._table_id) if self._table_id is not None else self._contents(snapshot)
         self.computations += 1
-        self._states[version] = table
+        if self._table_id is None or table.nbytes <= TABLE_CONTENTS_KEPT_BYTES:
+            self._states[version] = table
         return table
 
     def snapshot_rows(self, snapshot: Snapshot) -> pa.Table:
@@ -96,22 +102,29 @@ class ChangeStream:
             return table
 
     def next_time(self, after: int, upper: Snapshot) -> int | None:
-        times = [t for table in self.tables for t in upper.write_times(table, after)[:1]]
-        return min(times) if times else None
+        """The timestamp of the next batch after `after`: a table's next commit; for a recomputed relation the
+        latest change up to `upper` (one Spark computation catches up however many commits it is behind)."""
+        times = [upper.write_times(table, after) for table in self.tables]
+        if self._table_id is not None:
+            return min((found[0] for found in times if found), default=None)
+        return max((found[-1] for found in times if found), default=None)
 
-    def changes_at(self, ts: int) -> pa.Table:
+    def changes_at(self, after: int, ts: int) -> pa.Table:
+        """The changes in (`after`, `ts`], `ts` from `next_time(after, …)`."""
         with self._lock:
-            known = self._batches.get(ts)
+            before = self._storage.snapshot(after if self._table_id is None else ts - 1)
+            key = (ts,) if self._table_id is not None else (ts, self._version(before))
+            known = self._batches.get(key)
             if known is not None:
                 self.hits += 1
                 return known
-            before, after = self._storage.snapshot(ts - 1), self._storage.snapshot(ts)
+            target = self._storage.snapshot(ts)
             if self._table_id is not None:
-                batch = consolidate(changes(before, after, self._table_id))
+                batch = consolidate(changes(before, target, self._table_id))
                 self.computations += 1
             else:
-                batch = multiset_diff(self._at(before), self._at(after))
-            self._batches[ts] = batch
+                batch = multiset_diff(self._at(before), self._at(target))
+            self._batches[key] = batch
             return batch
 
 
@@ -185,3 +198,7 @@ class StreamRegistry:
 
     def snapshot(self, ts: int) -> Snapshot:
         return self._storage.snapshot(ts)
+
+    def wait_for_commit(self, timeout: float) -> None:
+        """Return when a commit lands (or after `timeout` seconds): storage's notification, no polling of engines."""
+        self._storage.wait_for_commit(self._storage.latest_ts, timeout)

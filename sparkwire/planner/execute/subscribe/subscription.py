@@ -5,13 +5,14 @@ Contract:
   or below it has been emitted) and asks the shared `ChangeStream` for the next batch when `next(wait)` is called: the
   first call gives the progress row at AS OF (with PROGRESS) and the snapshot at AS OF (with SNAPSHOT: the contents,
   each row mz_diff +1, at mz_timestamp AS OF); each later one the changes of the next commit that changed the relation
-  (consolidated: nothing when they cancel out), or with PROGRESS a progress row at frontier + 1 once the frontier moved
-  past timestamps without changes. `next` waits up to `wait` seconds (None: until there is a row) polling storage's
-  latest commit every `POLL_SECONDS` (in memory, no engine work), and returns None when nothing came in time or the
-  subscription finished (`finished`: UP TO reached — rows at timestamps >= UP TO are never emitted); with `heartbeat` it
-  returns an empty batch after that many seconds without rows (the server then checks that its client is still
-  connected). Each wait round checks `checks.cancelled()` (57014) and `checks.dropped()` (the error to end with when a
-  relation it reads was dropped). Nothing is queued: backpressure is the client not asking.
+  (recomputed: up to the latest, stream.py; consolidated: nothing when they cancel out), or with PROGRESS a progress row
+  at frontier + 1 once the frontier moved past timestamps without changes. `next` waits up to `wait` seconds (None:
+  until there is a row) woken by storage's commits (`Storage.wait_for_commit`) or every `POLL_SECONDS` (in memory, no
+  engine work), and returns None when nothing came in time or the subscription finished (`finished`: UP TO reached —
+  rows at timestamps >= UP TO are never emitted); with `heartbeat` it returns an empty batch after that many seconds
+  without rows (the server then checks that its client is still connected). Each wait round checks `checks.cancelled()`
+  (57014) and `checks.dropped()` (the error to end with when a relation it reads was dropped). Nothing is queued:
+  backpressure is the client not asking.
 - `SubscriptionSource` is the RowSource (planner/execute/streams.py) a COPY, a plain SUBSCRIBE or a cursor reads:
   `streaming()` (COPY, SUBSCRIBE: every read waits for the next batch, or a heartbeat's empty one), or
   `fetching(timeout)` before each FETCH (the first read waits up to `timeout` — None: until a row — for at least one
@@ -35,7 +36,7 @@ from sparkwire.planner.execute.streams import Guard, RowSource
 from sparkwire.planner.execute.subscribe.output import Shape
 from sparkwire.planner.execute.subscribe.stream import ChangeStream, StreamRegistry
 
-POLL_SECONDS = 0.05
+POLL_SECONDS = 0.1
 HEARTBEAT_SECONDS = 1.0  # a streaming read with nothing to send returns an empty batch this often
 _ids = itertools.count(1)
 
@@ -114,7 +115,7 @@ class Subscription:
             if beat is not None and time.monotonic() >= beat:
                 return _concat([], self._shape)  # no rows: the server checks its client is still there
             pause = POLL_SECONDS if deadline is None else min(POLL_SECONDS, max(0.0, deadline - time.monotonic()))
-            time.sleep(pause)
+            self._registry.wait_for_commit(pause)
         return None
 
     def _check(self) -> None:
@@ -133,7 +134,8 @@ class Subscription:
         """The next output batch (possibly empty when the frontier moved without output), or None when nothing
         new is readable yet."""
         bounds, shape, registry = self._bounds, self._shape, self._registry
-        fresh = bounds.progress or bounds.up_to is not None  # time must move even when nothing commits
+        # time must move even when nothing commits: for PROGRESS, UP TO, and an AS OF not reached yet
+        fresh = bounds.progress or bounds.up_to is not None or not self._started
         upper = registry.now(fresh)
         if not self._started:
             if upper < bounds.as_of:
@@ -154,7 +156,7 @@ class Subscription:
             self.frontier = upper
             self._done()
             return shape.progress(upper + 1) if bounds.progress and not self.finished else _concat([], shape)
-        batch = shape.changes(ts, self._stream.changes_at(ts))
+        batch = shape.changes(ts, self._stream.changes_at(self.frontier, ts))
         self.frontier = ts
         self._done()
         return batch
