@@ -1,8 +1,9 @@
 """The contents of a maintained view without a Reduce: rows keyed by the row ids they were made from.
 
-Contract: `KeyedRows(schema)` holds the view's rows (`schema`: the view's columns) and, per row, a key naming the
-input rows it came from (its branch and the row id of each input row joined into it: unique, since a row id names
-one row of one immutable file, storage/deltas.py). `apply(batch)` takes a branch batch (linear.py: `o0…`, row-id
+Contract: `KeyedRows(schema, plain_keys)` holds the view's rows (`schema`: the view's columns) and, per row, a key
+naming the input rows it came from (its branch and the row id of each input row joined into it: unique, since a
+row id names one row of one immutable file, storage/deltas.py; `plain_keys`: one branch of one input, keyed by
+the row id itself). `apply(batch)` takes a branch batch (linear.py: `o0…`, row-id
 columns, DIFF) tagged with its branch: a +1 row is added, a −1 row removes the row with its key (a +1 and a −1 of
 one key in one batch cancel). `table()` is the contents (cheap: chunks are appended, a removal filters); chunks are
 merged when many pile up.
@@ -21,9 +22,10 @@ KEY = "__key"
 _MAX_CHUNKS = 32
 
 
-def row_keys(batch: pa.Table, rid_columns: Sequence[str], branch: int) -> pa.Array:
-    """One key per row: the row id itself for a one-input view, else text naming the branch and every row id."""
-    if len(rid_columns) == 1 and branch == 0:
+def row_keys(batch: pa.Table, rid_columns: Sequence[str], branch: int, plain: bool) -> pa.Array:
+    """One key per row: the row id itself for a view of one input (`plain`), else text naming the branch and every
+    row id."""
+    if plain:
         return batch.column(rid_columns[0]).combine_chunks()
     parts = [pc.cast(batch.column(name), pa.string()) for name in rid_columns]
     prefix = pa.array([str(branch)] * batch.num_rows, pa.string())
@@ -31,10 +33,10 @@ def row_keys(batch: pa.Table, rid_columns: Sequence[str], branch: int) -> pa.Arr
 
 
 class KeyedRows:
-    def __init__(self, schema: pa.Schema) -> None:
+    def __init__(self, schema: pa.Schema, plain_keys: bool) -> None:
         self._schema = schema
+        self._plain = plain_keys
         self._chunks: list[pa.Table] = []  # the view's columns plus KEY
-        self._key_type: pa.DataType | None = None
         self._table: pa.Table | None = None
 
     def _rows(self, batch: pa.Table, keys: pa.Array) -> pa.Table:
@@ -44,10 +46,7 @@ class KeyedRows:
     def apply(self, batch: pa.Table, rid_columns: Sequence[str], branch: int) -> None:
         if not batch.num_rows:
             return
-        keys = row_keys(batch, rid_columns, branch)
-        if self._key_type is not None and keys.type != self._key_type:
-            keys = keys.cast(self._key_type)
-        self._key_type = keys.type
+        keys = row_keys(batch, rid_columns, branch, self._plain)
         diff = batch.column(DIFF)
         plus, minus = pc.greater(diff, 0), pc.less(diff, 0)
         added_keys, removed_keys = keys.filter(plus), keys.filter(minus)

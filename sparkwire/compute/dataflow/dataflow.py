@@ -58,7 +58,8 @@ class Dataflow:
     def __init__(self, plan: DataflowPlan, schema: pa.Schema) -> None:
         self.plan = plan
         self.schema = schema
-        self._keyed = KeyedRows(schema) if plan.reduce is None else None
+        plain = len(plan.branches) == 1 and len(plan.branches[0].inputs) == 1
+        self._keyed = KeyedRows(schema, plain) if plan.reduce is None else None
         self._reduction = Reduction(plan.reduce, schema) if plan.reduce is not None else None
         self.snapshot: Snapshot | None = None
         self.rows_in = 0  # input changes read, for introspection

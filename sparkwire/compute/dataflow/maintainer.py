@@ -169,8 +169,8 @@ class Maintained:
                         return published.table
                 if self.ts >= snapshot.ts or self.paused or self._stop.is_set():
                     return None
-                if self.error is not None and self._history:
-                    return None
+                if self.error is not None:
+                    return None  # the reader computes (and reports the error, e.g. an overflow, itself)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return None

@@ -89,7 +89,7 @@ class Reduction:
         if not batch.num_rows:
             return set()
         keys, aggs, table = self._aggregate_columns(batch)
-        grouped = table.group_by(keys, use_threads=False).aggregate(aggs) if keys else table.aggregate(aggs)
+        grouped = table.group_by(keys, use_threads=False).aggregate(aggs)
         extremes = [j for j, a in enumerate(self._reduce.aggregates) if a.kind in ("min", "max")]
         plus = minus = None
         if extremes:
@@ -126,7 +126,7 @@ class Reduction:
             assert agg.argument is not None
             specs.append((f"o{self._reduce.keys + agg.argument}", "min" if agg.kind == "min" else "max"))
         table = batch.select([*keys, *dict.fromkeys(column for column, _ in specs)])
-        grouped = table.group_by(keys, use_threads=False).aggregate(specs) if keys else table.aggregate(specs)
+        grouped = table.group_by(keys, use_threads=False).aggregate(specs)
         found: dict[Key, list[Any]] = {}
         for row in grouped.to_pylist():
             found[tuple(row[k] for k in keys)] = [row[f"{column}_{fn}"] for column, fn in specs]

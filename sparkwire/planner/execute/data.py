@@ -211,7 +211,7 @@ class DataPlane:
             tables = plan.plan.table_ids if plan.plan is not None else base_tables(item, state)
             objects.append(
                 MaintainedObject(
-                    item.id, item.cluster_id, tables, contents_schema(item), plan,
+                    item.id, item.cluster_id, tables, contents_schema(item, plan), plan,
                     recompute=self._recompute(item),
                     definition=item.create_sql,
                 )

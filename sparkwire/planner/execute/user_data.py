@@ -45,6 +45,7 @@ from sparkwire.notices.alter import AlterNotice, plan_alter_notice
 from sparkwire.pgtypes.interval import duration_to_interval
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
+from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT, declared_types
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.explain import (
@@ -434,10 +435,12 @@ class UserData:
 
     def describe_query(self, tree: exp.Expression) -> tuple[CatalogColumn, ...]:
         columns = self._engine.describe(to_duckdb(tree, self._ctx(), [], columns=self.column_types(tree)))
+        declared = declared_types(tree) or ()
         out = []
-        for column in columns:
+        for n, column in enumerate(columns):
             oid, typmod = pg_type_for_duckdb(column.engine_type)
-            out.append(CatalogColumn(column.name, oid, typmod))
+            computed = len(declared) == len(columns) and declared[n] in (COMPUTED, NUMERIC_QUOTIENT)
+            out.append(CatalogColumn(column.name, oid, -1 if computed and oid == NUMERIC_OID else typmod))
         return tuple(out)
 
     def ddl(self, plan: Plan, fill: Callable[[Item, pa.Table], int], txn: WriteTxn | None) -> str:

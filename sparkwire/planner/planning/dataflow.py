@@ -8,7 +8,7 @@ by column equalities (JOIN … ON, or FROM a, b WHERE …), filtered by a WHERE 
 count(*) / count(x) / sum / avg / min / max of a column, or a UNION ALL of such selects without aggregates.
 Anything else (outer joins, subqueries, HAVING, ORDER BY / LIMIT, window functions, DISTINCT aggregates, views as
 inputs, float or unconstrained-numeric sums) has no plan; `reason` says which construct, in words EXPLAIN and
-the CREATE notice show. `contents_schema(item)` is the Arrow schema maintained contents have.
+the CREATE notice show. `contents_schema(item, found)` is the Arrow schema maintained contents have.
 """
 
 from __future__ import annotations
@@ -43,8 +43,17 @@ class _Unsupported(Exception):
     pass
 
 
-def contents_schema(item: Item) -> pa.Schema:
-    return pa.schema([(c.name, arrow_type_for_pg(c.type_oid, c.typmod)) for c in item.columns])
+def contents_schema(item: Item, found: Maintenance) -> pa.Schema:
+    """Each column's Arrow type; a numeric sum or avg keeps its exact text, whatever typmod the view's column was
+    described with (PostgreSQL's avg has as many digits as its division gives: 5/6 has 20)."""
+    reduce = found.plan.reduce if found.plan is not None else None
+    fields = []
+    for n, column in enumerate(item.columns):
+        arrow = arrow_type_for_pg(column.type_oid, column.typmod)
+        if reduce is not None and column.type_oid == 1700 and reduce.columns[n][0] == "aggregate":
+            arrow = pa.string()
+        fields.append(pa.field(column.name, arrow))
+    return pa.schema(fields)
 
 
 def maintenance(item: Item, state: CatalogState) -> Maintenance:
