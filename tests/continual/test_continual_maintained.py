@@ -147,3 +147,22 @@ def test_an_overflow_in_maintenance_is_an_error_not_a_crash(sw: Conn, names: dic
     assert sw.execute("SELECT 1").fetchall() == [(1,)]  # the session is fine
     sw.execute(f"DELETE FROM {fact} WHERE id = 2")
     assert sw.execute(f"SELECT * FROM ov_{fact}").fetchall() == [(1, 1000000)]  # and the view recovers
+
+
+def test_a_temporal_filter_retracts_rows_as_time_passes(sw: Conn, names: dict[str, str]) -> None:
+    fact = names["fact"]
+    events = f"ev_{fact}"
+    sw.execute(f"CREATE TABLE {events} (id int, at timestamptz)")
+    try:
+        temporal = "mz_now() <= at + INTERVAL '3 seconds'"
+        sw.execute(f"CREATE MATERIALIZED VIEW live_{events} AS SELECT id FROM {events} WHERE {temporal}")
+        sw.execute(f"INSERT INTO {events} VALUES (1, now()), (2, now() + INTERVAL '1 hour')")
+        assert sorted(sw.execute(f"SELECT id FROM live_{events}").fetchall()) == [(1,), (2,)]
+        deadline = time.monotonic() + 30
+        rows = [(1,), (2,)]
+        while time.monotonic() < deadline and rows != [(2,)]:
+            time.sleep(0.5)
+            rows = sorted(sw.execute(f"SELECT id FROM live_{events}").fetchall())
+        assert rows == [(2,)]  # row 1 left the view with no write to its input
+    finally:
+        sw.execute(f"DROP TABLE {events} CASCADE")

@@ -20,6 +20,8 @@ Contract:
   maintained here, is paused, errored, timed out, or the version was skipped or left the history (the caller then
   computes it as before: planner/execute/resident.py).
 - `on_publish(object_id, ts, version, seconds, table)` is called after each publish (freshness, index prebuilds).
+- An object with `tick_seconds` (a view whose definition uses mz_now(): a temporal filter) is also recomputed that
+  often without a change, so that rows leave it as time passes; readers take the newest contents of a version.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class MaintainedObject:
     maintenance: Maintenance
     recompute: Callable[[Snapshot], pa.Table] = field(compare=False)
     definition: str = ""  # what identifies its definition (a changed definition is a new object)
+    tick_seconds: float | None = None  # recompute this often even without a change (a temporal filter: mz_now())
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +88,7 @@ class Maintained:
         self.paused = False
         self.steps = 0
         self.last_step_seconds = 0.0
+        self._stepped_at = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"maintain-{obj.id}", daemon=True)
 
@@ -105,6 +109,11 @@ class Maintained:
     def _targets(self) -> Iterator[Snapshot]:
         """The snapshots to bring the contents to next: each commit that changed an input, or the latest."""
         latest = self._storage.snapshot()
+        if (
+            self.obj.tick_seconds is not None
+        ):  # mz_now() is the snapshot's timestamp: read at now, not at the last commit
+            yield self._storage.snapshot(max(latest.ts, int(time.time() * 1000) - 1))
+            return
         if not self._history or self._dataflow is None:
             yield latest
             return
@@ -119,7 +128,9 @@ class Maintained:
 
     def _advance(self, snapshot: Snapshot) -> None:
         version = version_of(snapshot, self.obj.table_ids)
-        if self._history and self._history[-1].version == version:
+        tick = self.obj.tick_seconds
+        due = tick is not None and time.monotonic() - self._stepped_at >= tick
+        if self._history and self._history[-1].version == version and not due:
             with self._cond:
                 self.ts = max(self.ts, snapshot.ts)
                 self._cond.notify_all()
@@ -132,6 +143,7 @@ class Maintained:
             else:
                 table = self.obj.recompute(snapshot)
         seconds = time.monotonic() - started
+        self._stepped_at = time.monotonic()
         with self._cond:
             self._history.append(_Published(snapshot.ts, version, table))
             self.ts = max(self.ts, snapshot.ts)
@@ -156,7 +168,7 @@ class Maintained:
                     self.error, self.paused = exc, paused
                     self._cond.notify_all()
                 self._stop.wait(IDLE_WAIT_SECONDS)
-            self._storage.wait_for_commit(self.ts, IDLE_WAIT_SECONDS)
+            self._storage.wait_for_commit(self.ts, self.obj.tick_seconds or IDLE_WAIT_SECONDS)
 
     # ---- readers -----------------------------------------------------------------------------------------
 

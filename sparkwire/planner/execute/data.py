@@ -67,6 +67,7 @@ from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 SPARK_WAIT_SECONDS = 600.0
+TEMPORAL_TICK_SECONDS = 1.0  # how often a materialized view with a temporal filter (mz_now()) is recomputed
 MAINTAINED_READ_WAIT = 60.0  # how long a read waits for a materialized view's maintainer to reach its snapshot
 STORED_KINDS = frozenset({"table", "source"})  # relations whose rows are a storage table of the same id
 _BUILTIN_CONTEXT = SessionContext(0, "materialize", 0)
@@ -214,6 +215,7 @@ class DataPlane:
                     item.id, item.cluster_id, tables, contents_schema(item, plan), plan,
                     recompute=self._recompute(item),
                     definition=item.create_sql,
+                    tick_seconds=TEMPORAL_TICK_SECONDS if "mz_now" in item.create_sql.lower() else None,
                 )
             )  # fmt: skip
         self.maintainers.sync(objects)
