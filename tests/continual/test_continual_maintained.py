@@ -159,7 +159,7 @@ def test_a_temporal_filter_retracts_rows_as_time_passes(sw: Conn, names: dict[st
         sw.execute(f"INSERT INTO {events} VALUES (1, now()), (2, now() + INTERVAL '1 hour')")
         assert sorted(sw.execute(f"SELECT id FROM live_{events}").fetchall()) == [(1,), (2,)]
         deadline = time.monotonic() + 30
-        rows = [(1,), (2,)]
+        rows: list[tuple[object, ...]] = [(1,), (2,)]
         while time.monotonic() < deadline and rows != [(2,)]:
             time.sleep(0.5)
             rows = sorted(sw.execute(f"SELECT id FROM live_{events}").fetchall())
