@@ -225,3 +225,16 @@ def test_a_client_that_goes_away_ends_its_subscription(sw: Conn, server: Sparkwi
     while subscriptions() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert subscriptions() == 0
+
+
+def test_a_large_snapshot_streams_in_pieces(sw: Conn, dsn: str) -> None:
+    t = unique("sub_large")
+    sw.execute(f"CREATE TABLE {t} (a int)")
+    sw.execute(f"INSERT INTO {t} SELECT generate_series(1, 150000)")
+    reader = CopyReader(dsn, f"COPY (SUBSCRIBE {t}) TO STDOUT")
+    try:
+        rows = reader.wait_rows(150000)
+        assert sorted(int(r[2]) for r in rows) == list(range(1, 150001))
+        assert {r[1] for r in rows} == {"1"} and len({r[0] for r in rows}) == 1
+    finally:
+        reader.close()

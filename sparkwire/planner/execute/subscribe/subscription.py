@@ -16,8 +16,9 @@ Contract:
 - `SubscriptionSource` is the RowSource (planner/execute/streams.py) a COPY, a plain SUBSCRIBE or a cursor reads:
   `streaming()` (COPY, SUBSCRIBE: every read waits for the next batch, or a heartbeat's empty one), or
   `fetching(timeout)` before each FETCH (the first read waits up to `timeout` — None: until a row — for at least one
-  row, later reads of the same FETCH take only what is ready now). It holds at most the rest of one batch a FETCH count
-  cut (`held_rows`). `close()` ends the subscription (the registry drops the stream with its last subscriber).
+  row, later reads of the same FETCH take only what is ready now). It hands out at most `BATCH_ROWS` rows at a time and
+  holds at most the rest of one batch a FETCH count cut (`held_rows`). `close()` ends the subscription (the registry
+  drops the stream with its last subscriber).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from sparkwire.planner.execute.subscribe.output import Shape
 from sparkwire.planner.execute.subscribe.stream import ChangeStream, StreamRegistry
 
 POLL_SECONDS = 0.1
+BATCH_ROWS = 65_536  # rows handed to the server at a time
 HEARTBEAT_SECONDS = 1.0  # a streaming read with nothing to send returns an empty batch this often
 _ids = itertools.count(1)
 
@@ -246,6 +248,9 @@ class SubscriptionSource(RowSource):
                 self._finish()
             return None
         self._got = True
+        if batch.num_rows > BATCH_ROWS:  # a large snapshot goes out in pieces (the rest is the one batch held)
+            self._pending = batch.slice(BATCH_ROWS)
+            batch = batch.slice(0, BATCH_ROWS)
         return batch
 
     def materialize(self, max_bytes: int = 0, too_large: Exception | None = None) -> None:
