@@ -2,7 +2,8 @@
 
 Contract: `start(plan, params, fields, user, data, names, bounds, cancelled, session_id, cluster_id)` starts the
 SUBSCRIBE `plan` (kind "subscribe", planning/plan.py) whose query `plan.inner` describes as `fields`:
-- privileges as a SELECT of the same query (42501, with a row filter the role's privileges add: security/);
+- privileges as a SELECT of the same query (42501, with a row filter the role's privileges add: security/), and
+  USAGE on the session's cluster (`info[1]`) when it reads user relations;
 - a subscription to a table or a source's collection (no row filter) shares the stream keyed by the relation's id,
   whose changes are storage deltas; anything else (a view, a materialized view, a (query), a filtered relation)
   shares a stream keyed by its query text and name context, recomputed at each change of its base tables through
@@ -21,6 +22,7 @@ import pyarrow as pa
 
 from sparkwire import errors as e
 from sparkwire.api import Field
+from sparkwire.catalog.objects import ObjectRef
 from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.resident import BASE_KINDS, base_tables
@@ -30,6 +32,7 @@ from sparkwire.planner.execute.subscribe.stream import ChangeStream
 from sparkwire.planner.execute.subscribe.subscription import Bounds, Checks, Info, Subscription
 from sparkwire.planner.execute.user_data import UserData
 from sparkwire.planner.planning.plan import Plan
+from sparkwire.planner.security.privileges import check_privilege
 from sparkwire.storage import Snapshot
 
 
@@ -54,6 +57,8 @@ def start(
     schema = user._arrow_schema(inner, fields)
     shape = Shape(fields, schema, bounds.progress, stmt.envelope, stmt.keys)
     refs = [item for _, item in user_relations(tree, state, names)]
+    if refs:  # it runs on the session's cluster, as a SELECT of it would
+        check_privilege(ObjectRef("cluster", info[1]), "USAGE", state, names.role_id)
     registry = data.subscriptions
     if not refs:  # constant or builtin relations only: one snapshot, then the end
         rows = constant_rows()
