@@ -244,7 +244,7 @@ class DataPlane:
         if indexes:
             snapshot = self.storage.snapshot(ts)
             for index in indexes:  # built now, so that a lookup after this change finds it ready
-                self.resident.index(index, state, snapshot)
+                self.resident.prebuild(index, state, snapshot)
 
     def _maintained(self, item: Item, snapshot: Snapshot, version: Version) -> pa.Table | None:
         return self.maintainers.read(item.id, snapshot, version, MAINTAINED_READ_WAIT)

@@ -307,22 +307,37 @@ class ResidentRelations:
         if index.kind != "index" or index.on_id is None:
             raise InternalError(f"{index.id} is not an index")
         relation = state.items[index.on_id]
-        version = relation_version(relation, state, snapshot)
         with waiting_for(self._build_lock(index.id)):
-            cached = self._indexes.get(index.id)
-            if cached is not None and cached.version == version:
-                self._count("index_hits")
-                return cached.value
-            contents = self.contents(relation, state, snapshot)
-            columns = index_key_columns(index, relation)
-            types = {column.name: column.type_oid for column in relation.columns}
-            key_types = tuple(types[name] for name in columns or ())
-            built = ResidentIndex(index.id, contents, columns, key_types, version)
-            self._count("index_builds")
-            with self._lock:
-                if index.id not in self._dropped and (cached is None or cached.ts <= snapshot.ts):
-                    self._indexes[index.id] = _Cached(version, snapshot.ts, built, "index", relation.id)
-            return built
+            return self._index(index, relation, state, snapshot)
+
+    def prebuild(self, index: Item, state: CatalogState, snapshot: Snapshot) -> None:
+        """Build an index at `snapshot` unless a reader is building or reading it right now (that reader may be
+        waiting for the caller: a materialized view's maintainer prebuilds the indexes on it after each step)."""
+        if index.kind != "index" or index.on_id is None:
+            return
+        lock = self._build_lock(index.id)
+        if lock.acquire(blocking=False):
+            try:
+                self._index(index, state.items[index.on_id], state, snapshot)
+            finally:
+                lock.release()
+
+    def _index(self, index: Item, relation: Item, state: CatalogState, snapshot: Snapshot) -> ResidentIndex:
+        version = relation_version(relation, state, snapshot)
+        cached = self._indexes.get(index.id)
+        if cached is not None and cached.version == version:
+            self._count("index_hits")
+            return cached.value
+        contents = self.contents(relation, state, snapshot)
+        columns = index_key_columns(index, relation)
+        types = {column.name: column.type_oid for column in relation.columns}
+        key_types = tuple(types[name] for name in columns or ())
+        built = ResidentIndex(index.id, contents, columns, key_types, version)
+        self._count("index_builds")
+        with self._lock:
+            if index.id not in self._dropped and (cached is None or cached.ts <= snapshot.ts):
+                self._indexes[index.id] = _Cached(version, snapshot.ts, built, "index", relation.id)
+        return built
 
     def drop(self, item_id: str) -> None:
         with self._lock:
