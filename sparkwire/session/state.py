@@ -69,6 +69,7 @@ class SessionState:
         self.user = UserData(data, engine, lambda: self.ctx, self.names, notices, enabled_by(variables.get))
         self.user.setting = variables.get  # progress_notices
         self.user.read_snapshot = self.storage_tx.snapshot  # one snapshot per transaction block
+        self.user.in_block = lambda: self.storage_tx.in_block
         self.statements: dict[str, Prepared] = {}
         self.portals: dict[str, Portal] = {}
         self._encode: tuple[int, EncodeOptions] | None = None

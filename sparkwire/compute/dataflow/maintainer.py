@@ -19,6 +19,7 @@ Contract:
   has not reached the snapshot yet (a read never does the refresh itself), None when the object is not
   maintained here, is paused, errored, timed out, or the version was skipped or left the history (the caller then
   computes it as before: planner/execute/resident.py).
+- `available_ts(ids)`: the newest timestamp all these objects are current at (serializable reads choose it).
 - `on_publish(object_id, ts, version, seconds, table)` is called after each publish (freshness, index prebuilds).
 - An object with `tick_seconds` (a view whose definition uses mz_now(): a temporal filter) is also recomputed that
   often without a change, so that rows leave it as time passes; readers take the newest contents of a version.
@@ -30,7 +31,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
@@ -225,6 +226,12 @@ class Maintainers:
     def all(self) -> list[Maintained]:
         with self._lock:
             return list(self._objects.values())
+
+    def available_ts(self, object_ids: Iterable[str]) -> int | None:
+        """The newest timestamp at which every one of these objects that is maintained here has contents ready (a
+        serializable read of them there waits for nothing); None when none of them is hydrated."""
+        found = [m for m in map(self.get, object_ids) if m is not None and m.hydrated and m.error is None]
+        return min((m.ts for m in found), default=None)
 
     def read(self, object_id: str, snapshot: Snapshot, version: Version, timeout: float) -> pa.Table | None:
         maintained = self.get(object_id)

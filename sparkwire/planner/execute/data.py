@@ -49,7 +49,7 @@ from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.introspection.workload.freshness import RefreshLog
 from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed
-from sparkwire.planner.bind.resolve import Names
+from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.execute.resident import ResidentRelations, base_tables, relation_version
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
@@ -245,6 +245,25 @@ class DataPlane:
             snapshot = self.storage.snapshot(ts)
             for index in indexes:  # built now, so that a lookup after this change finds it ready
                 self.resident.prebuild(index, state, snapshot)
+
+    def freshest(self, snapshot: Snapshot, tree: exp.Expression | None, names: Names) -> Snapshot:
+        """`snapshot`, or an older one at which every materialized view `tree` reads (directly or through views)
+        is current: what a serializable read takes so that it never waits for a maintainer."""
+        if tree is None:
+            return snapshot
+        state = self.state
+        views: set[str] = set()
+        stack = [item for _, item in user_relations(tree, state, names)]
+        while stack:
+            item = stack.pop()
+            if item.kind == "materialized-view":
+                views.add(item.id)
+            elif item.kind == "view":
+                stack.extend(state.items[d] for d in item.dependencies if d in state.items)
+        ready = self.maintainers.available_ts(views) if views else None
+        if ready is None or ready >= snapshot.ts:
+            return snapshot
+        return self.storage.snapshot(ready)
 
     def _maintained(self, item: Item, snapshot: Snapshot, version: Version) -> pa.Table | None:
         return self.maintainers.read(item.id, snapshot, version, MAINTAINED_READ_WAIT)

@@ -171,6 +171,7 @@ class UserData:
         self.last_job_tag: str | None = None  # the Spark job tag of the last query run on Spark
         # the snapshot a query reads: the session's (one per transaction block, write_txn.py); the latest by default
         self.read_snapshot: Callable[[], Snapshot] = data.snapshot
+        self.in_block: Callable[[], bool] = lambda: False
         # the statement running (its Spark jobs are tagged `sw-<n>.<execution_id>`) and the session's variables
         # (`progress_notices`), both set by the session
         self.execution_id: str = ""
@@ -262,8 +263,18 @@ class UserData:
         self._fast_paths[key] = (plan, lookup)
         return lookup
 
-    def _read(self, txn: WriteTxn | None) -> ReadContext:
-        return ReadContext(self.read_snapshot(), txn)
+    def _read(self, txn: WriteTxn | None, plan: Plan | None = None) -> ReadContext:
+        snapshot = self.read_snapshot()
+        if plan is not None and txn is None and plan.as_of is None and not plan.mz_now and self._serializable():
+            snapshot = self._data.freshest(snapshot, plan.tree, self._names())
+        return ReadContext(snapshot, txn)
+
+    def _serializable(self) -> bool:
+        """`SET transaction_isolation = 'serializable'` outside a block: a read of maintained views takes the
+        freshest timestamp they are all current at instead of waiting for them (docs/continual.md)."""
+        return self.setting is not None and self.setting("transaction_isolation") == "serializable" and not (
+            self.in_block()
+        )  # fmt: skip
 
     def readable(self, plan: Plan) -> exp.Expression | None:
         """The query the session's role may run: `plan.tree` itself, or with a row filter (notices of objects the
@@ -288,7 +299,7 @@ class UserData:
         tree = plan.tree if tree is None else tree
         schema = self._arrow_schema(plan, fields)
         state, names = self._data.state, self._names()
-        read = self._read(txn)
+        read = self._read(txn, plan)
         if plan.mz_now:  # mz_now() is the snapshot's timestamp, a literal (translate/mz_now.py); Spark only
             tree = with_read_ts(tree, read.snapshot.ts, "spark", self.column_types(tree))
         direct = txn is None and not plan.mz_now

@@ -71,6 +71,10 @@ class StorageTransaction:
     def oracle_ts(self) -> int:
         return oracle_ts(self._data)
 
+    @property
+    def in_block(self) -> bool:
+        return self._in_block
+
     def timestamped(self) -> Snapshot:
         if self._statement is not None:
             return self._statement
