@@ -250,3 +250,19 @@ def test_materialized_view_and_source(sw: Conn, reader: Conn) -> None:
         reader.execute("COMMIT")
     finally:
         sw.execute(f"DROP SOURCE {source}")
+
+
+def test_arrays_and_repeated_column_names(sw: Conn, reader: Conn) -> None:
+    t = unique("cur_arrays")
+    sw.execute(f"CREATE TABLE {t} (a int, b int[])")
+    sw.execute(f"INSERT INTO {t} VALUES (1, ARRAY[1, 2])")
+    reader.execute(f"DECLARE c CURSOR FOR SUBSCRIBE {t} ENVELOPE UPSERT (KEY (b))")
+    assert [r[1:] for r in reader.execute("FETCH ALL c").fetchall()] == [("upsert", [1, 2], 1)]
+    sw.execute(f"UPDATE {t} SET a = 5")
+    assert [r[1:] for r in reader.execute("FETCH ALL c").fetchall()] == [("upsert", [1, 2], 5)]
+    reader.execute("COMMIT")
+    reader.execute(f"DECLARE q CURSOR FOR SUBSCRIBE (SELECT a, a, b FROM {t})")
+    assert [r[1:] for r in reader.execute("FETCH ALL q").fetchall()] == [(1, 5, 5, [1, 2])]
+    sw.execute(f"DELETE FROM {t}")
+    assert [r[1:] for r in reader.execute("FETCH ALL q").fetchall()] == [(-1, 5, 5, [1, 2])]
+    reader.execute("COMMIT")

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from sparkwire import errors as e
 from sparkwire.api import Field
+from sparkwire.planner.execute.subscribe.stream import frozen
 from sparkwire.planner.execute.user_data import conform
 from sparkwire.storage.deltas import DIFF_COLUMN
 
@@ -105,7 +106,8 @@ class Shape:
 
     def _keyed(self, ts: int, relation: pa.RecordBatch, diffs: pa.Array | None) -> pa.RecordBatch:
         """Upsert / Debezium rows: one per key at this timestamp, in first-seen key order."""
-        keys = list(zip(*(relation.column(i).to_pylist() for i in self._keys), strict=True)) if self._keys else []
+        key_values = ([frozen(v) for v in relation.column(i).to_pylist()] for i in self._keys)
+        keys = list(zip(*key_values, strict=True)) if self._keys else []
         if not self._keys:
             keys = [()] * relation.num_rows
         diff = diffs.to_pylist() if diffs is not None else [1] * relation.num_rows

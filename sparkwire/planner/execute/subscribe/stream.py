@@ -8,9 +8,9 @@ Contract:
   relation's full contents at a snapshot (Spark, or the resident contents of a materialized view) — is called at
   the timestamps one of `tables` changed, and diffed against the subscriber's last contents (a multiset diff: group
   by every column, sum the diffs).
-  - `next_time(after, upper)`: the timestamp of the next batch in (`after`, `upper.ts`], or None: a storage
-    table's first commit after `after`; for a recomputed relation the latest commit of one of `tables` (a
-    subscriber that fell behind catches up with one computation, its intermediate states skipped).
+  - `next_time(after, upper)`: the timestamp of the next batch in (`after`, `upper.ts`], or None: the first commit
+    after `after` that changed one of `tables`; for a recomputed relation more than `CATCH_UP_AFTER` commits
+    behind, the latest (it catches up with one computation, its intermediate states skipped).
     `changes_at(after, ts)`: the changes in (`after`, `ts`], consolidated (a row inserted and deleted at one
     timestamp is not there), as the relation's columns plus `DIFF_COLUMN`. `snapshot_rows(snapshot)`: the
     contents at a snapshot. Both are memoized — the recent change batches by timestamp (and, recomputed, the
@@ -46,17 +46,45 @@ BATCHES_KEPT = 32  # recent change batches memoized per stream
 CONTENTS_KEPT = 4  # contents kept per stream (the recompute path diffs a subscriber's last and the latest)
 TABLE_CONTENTS_KEPT_BYTES = 16 << 20  # a table's snapshot is kept for the next subscriber only when this small
 TICK_SECONDS = 1.0
+CATCH_UP_AFTER = 8  # a recomputed relation further behind than this many commits jumps to the latest
 
 
 def with_diff(table: pa.Table, diff: int) -> pa.Table:
     return table.append_column(DIFF_COLUMN, pa.array([diff] * table.num_rows, pa.int64()))
 
 
+def frozen(value: object) -> object:
+    """A value usable as a dict key: lists (arrays) as tuples, structs and maps as sorted item tuples."""
+    if isinstance(value, list):
+        return tuple(frozen(v) for v in value)
+    if isinstance(value, dict):
+        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
+    return value
+
+
+def consolidated(table: pa.Table) -> pa.Table:
+    """`deltas.consolidate`, also for columns Arrow cannot group by (arrays, structs): then row by row in Python."""
+    try:
+        return consolidate(table)
+    except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        pass
+    keys = [name for name in table.column_names if name != DIFF_COLUMN]
+    rows = zip(*([frozen(v) for v in table.column(name).to_pylist()] for name in keys), strict=True)
+    totals: dict[object, int] = {}
+    first: dict[object, int] = {}
+    for i, (row, diff) in enumerate(zip(rows, table.column(DIFF_COLUMN).to_pylist(), strict=True)):
+        totals[row] = totals.get(row, 0) + diff
+        first.setdefault(row, i)
+    kept = [(first[row], total) for row, total in totals.items() if total]
+    picked = table.take(pa.array([i for i, _ in kept], pa.int64())).drop_columns([DIFF_COLUMN])
+    return picked.append_column(DIFF_COLUMN, pa.array([total for _, total in kept], pa.int64()))
+
+
 def multiset_diff(before: pa.Table, after: pa.Table) -> pa.Table:
     """`after` − `before` as rows with their net diff (consolidated)."""
     if not before.schema.equals(after.schema):
         before = before.cast(after.schema)
-    return consolidate(pa.concat_tables([with_diff(before, -1), with_diff(after, 1)]))
+    return consolidated(pa.concat_tables([with_diff(before, -1), with_diff(after, 1)]))
 
 
 class ChangeStream:
@@ -89,6 +117,7 @@ class ChangeStream:
         if known is not None:
             return known
         table = snapshot.read_arrow(self._table_id) if self._table_id is not None else self._contents(snapshot)
+        table = table.rename_columns([f"c{i}" for i in range(table.num_columns)])  # a query may repeat a name
         self.computations += 1
         if self._table_id is None or table.nbytes <= TABLE_CONTENTS_KEPT_BYTES:
             self._states[version] = table
@@ -102,12 +131,12 @@ class ChangeStream:
             return table
 
     def next_time(self, after: int, upper: Snapshot) -> int | None:
-        """The timestamp of the next batch after `after`: a table's next commit; for a recomputed relation the
-        latest change up to `upper` (one Spark computation catches up however many commits it is behind)."""
-        times = [upper.write_times(table, after) for table in self.tables]
-        if self._table_id is not None:
-            return min((found[0] for found in times if found), default=None)
-        return max((found[-1] for found in times if found), default=None)
+        """The timestamp of the next batch after `after`: the next commit that changed it; for a recomputed relation
+        more than `CATCH_UP_AFTER` commits behind, the latest (one computation catches up)."""
+        times = sorted({t for table in self.tables for t in upper.write_times(table, after)})
+        if not times:
+            return None
+        return times[-1] if self._table_id is None and len(times) > CATCH_UP_AFTER else times[0]
 
     def changes_at(self, after: int, ts: int) -> pa.Table:
         """The changes in (`after`, `ts`], `ts` from `next_time(after, …)`."""
@@ -120,7 +149,7 @@ class ChangeStream:
                 return known
             target = self._storage.snapshot(ts)
             if self._table_id is not None:
-                batch = consolidate(changes(before, target, self._table_id))
+                batch = consolidated(changes(before, target, self._table_id))
                 self.computations += 1
             else:
                 batch = multiset_diff(self._at(before), self._at(target))
