@@ -5,6 +5,7 @@ keeps the catalog-defined ones in step with the catalog."""
 from __future__ import annotations
 
 from sparkwire.catalog.cluster_relations import CLUSTER_RELATIONS
+from sparkwire.catalog.maintenance_relations import MAINTENANCE_RELATIONS
 from sparkwire.catalog.relations.comments import COMMENT_RELATIONS
 from sparkwire.catalog.relations.info import INFO_RELATIONS
 from sparkwire.catalog.relations.info_routines import ROUTINE_RELATIONS
@@ -32,6 +33,7 @@ RELATIONS: tuple[BuiltinRelation, ...] = (
     *SECRET_RELATIONS,
     *SOURCE_RELATIONS,
     *SUBSCRIPTION_RELATIONS,
+    *MAINTENANCE_RELATIONS,
     *NOTICE_RELATIONS,
     *WORKLOAD_RELATIONS,
     *HISTORY_RELATIONS,

@@ -166,3 +166,21 @@ def test_a_temporal_filter_retracts_rows_as_time_passes(sw: Conn, names: dict[st
         assert rows == [(2,)]  # row 1 left the view with no write to its input
     finally:
         sw.execute(f"DROP TABLE {events} CASCADE")
+
+
+def test_maintenance_relation_shows_each_views_plan(sw: Conn, names: dict[str, str]) -> None:
+    fact, dim = names["fact"], names["dim"]
+    sw.execute(f"CREATE MATERIALIZED VIEW mi_{fact} AS SELECT k, count(*) AS n FROM {fact} GROUP BY k")
+    sw.execute(f"CREATE MATERIALIZED VIEW mr_{fact} AS SELECT k FROM {fact} WHERE k IN (SELECT k FROM {dim})")
+    sw.execute(f"INSERT INTO {fact} VALUES (1, 1, 1, 'a'), (2, 1, 2, 'b')")
+    assert sw.execute(f"SELECT * FROM mi_{fact}").fetchall() == [(1, 2)]
+    rows = sw.execute(
+        "SELECT v.name, m.strategy, m.reason, m.plan, m.hydrated, m.steps > 0, m.frontier > 0, m.error "
+        "FROM mz_internal.mz_materialized_view_maintenance m JOIN mz_catalog.mz_materialized_views v "
+        "ON v.id = m.object_id WHERE v.name IN (%s, %s) ORDER BY v.name",
+        (f"mi_{fact}", f"mr_{fact}"),
+    ).fetchall()
+    assert [r[:2] for r in rows] == [(f"mi_{fact}", "incremental"), (f"mr_{fact}", "recompute")]
+    incremental, recompute = rows
+    assert incremental[2] is None and "Reduce" in str(incremental[3]) and incremental[4:] == (True, True, True, None)
+    assert "subquery" in str(recompute[2]) and recompute[3] is None

@@ -105,6 +105,10 @@ class Maintained:
     def hydrated(self) -> bool:
         return bool(self._history)
 
+    @property
+    def input_rows(self) -> int:
+        return self._dataflow.rows_in if self._dataflow is not None else 0
+
     # ---- the maintainer thread ---------------------------------------------------------------------------
 
     def _targets(self) -> Iterator[Snapshot]:

@@ -43,6 +43,7 @@ from sparkwire.catalog.catalog import TransactResult
 from sparkwire.catalog.objects import Item, ItemSpec, ObjectRef
 from sparkwire.catalog.ops import CreateItem, Op
 from sparkwire.compute.controller import ClusterController, WorkKind
+from sparkwire.compute.dataflow.live import install_maintenance_view
 from sparkwire.compute.dataflow.maintainer import MaintainedObject, Maintainers, Version
 from sparkwire.compute.live import install_live_views
 from sparkwire.engine.duckdb import DuckDBEngine
@@ -97,6 +98,7 @@ class DataPlane:
         self.subscriptions = StreamRegistry(storage, catalog.write_ts)  # SUBSCRIBE's shared change streams
         install_subscription_views(duck, self.subscriptions)
         self.maintainers = Maintainers(storage, self._maintenance_work, self._published)
+        install_maintenance_view(duck, self.maintainers)
 
     @property
     def state(self) -> CatalogState:
