@@ -8,15 +8,14 @@ Contract:
   relation's full contents at a snapshot (Spark, or the resident contents of a materialized view) — is called at
   the timestamps one of `tables` changed, and diffed against the subscriber's last contents (a multiset diff: group
   by every column, sum the diffs).
-  - `next_time(after, upper)`: the timestamp of the next batch in (`after`, `upper.ts`], or None: the first commit
-    after `after` that changed one of `tables`; for a recomputed relation more than `CATCH_UP_AFTER` commits
-    behind, the latest (it catches up with one computation, its intermediate states skipped).
-    `changes_at(after, ts)`: the changes in (`after`, `ts`], consolidated (a row inserted and deleted at one
-    timestamp is not there), as the relation's columns plus `DIFF_COLUMN`. `snapshot_rows(snapshot)`: the
-    contents at a snapshot. Both are memoized — the recent change batches by timestamp (and, recomputed, the
-    version they start from) and the latest contents by version (a table's snapshot only when small), in bounded
-    LRU caches — so N subscriptions at the same frontier cost one computation (`computations` counts the real
-    ones, `hits` the memoized answers).
+  - `next_time(after, upper)`: the timestamp of the next batch in (`after`, `upper.ts`], or None: the first commit after
+    `after` that changed one of `tables`; for a recomputed relation more than `CATCH_UP_AFTER` commits behind, the
+    latest (it catches up with one computation, its intermediate states skipped). `changes_at(after, ts)`: the changes
+    in (`after`, `ts`], consolidated (a row inserted and deleted at one timestamp is not there), as the relation's
+    columns plus `DIFF_COLUMN`. `snapshot_rows(snapshot)`: the contents at a snapshot. Both are memoized — the recent
+    change batches by timestamp (and, recomputed, the version they start from, up to `BATCH_BYTES_KEPT`) and the latest
+    contents by version (a table's snapshot only when small), in bounded LRU caches — so N subscriptions at the same
+    frontier cost one computation (`computations` counts the real ones, `hits` the memoized answers).
   - Computations of one stream are serialized (one lock); a reader of another stream never waits for it.
 - `StreamRegistry(storage, timestamp)`: `acquire(key, make)` returns the stream for `key` (made by `make()` for
   the first subscriber) and counts the subscriber; `release(stream)` uncounts it and drops the stream with its
@@ -42,7 +41,7 @@ from sparkwire.storage import Snapshot, Storage
 from sparkwire.storage.deltas import DIFF_COLUMN, changes, consolidate
 
 Contents = Callable[[Snapshot], pa.Table]
-BATCHES_KEPT = 32  # recent change batches memoized per stream
+BATCH_BYTES_KEPT = 64 << 20  # recent change batches memoized per stream, by their Arrow size
 CONTENTS_KEPT = 4  # contents kept per stream (the recompute path diffs a subscriber's last and the latest)
 TABLE_CONTENTS_KEPT_BYTES = 16 << 20  # a table's snapshot is kept for the next subscriber only when this small
 TICK_SECONDS = 1.0
@@ -51,6 +50,10 @@ CATCH_UP_AFTER = 8  # a recomputed relation further behind than this many commit
 
 def with_diff(table: pa.Table, diff: int) -> pa.Table:
     return table.append_column(DIFF_COLUMN, pa.array([diff] * table.num_rows, pa.int64()))
+
+
+def _size(table: pa.Table) -> int:
+    return max(1, int(table.nbytes))
 
 
 def frozen(value: object) -> object:
@@ -97,7 +100,7 @@ class ChangeStream:
         self._table_id = table_id
         self._contents = contents
         self._lock = threading.Lock()
-        self._batches: LRUCache[tuple[object, ...], pa.Table] = LRUCache(BATCHES_KEPT)
+        self._batches: LRUCache[tuple[object, ...], pa.Table] = LRUCache(BATCH_BYTES_KEPT, getsizeof=_size)
         self._states: LRUCache[tuple[object, ...], pa.Table] = LRUCache(CONTENTS_KEPT)
         self.subscribers = 0
         self.computations = 0
@@ -153,7 +156,8 @@ class ChangeStream:
                 self.computations += 1
             else:
                 batch = multiset_diff(self._at(before), self._at(target))
-            self._batches[key] = batch
+            if _size(batch) <= BATCH_BYTES_KEPT:
+                self._batches[key] = batch
             return batch
 
 
