@@ -116,16 +116,16 @@ def test_a_running_statement_shows_its_jobs_stages_and_progress(sw: Conn, table:
     assert progress[0][0] <= finished[0], "the first progress notice arrives while the statement runs"
 
 
-def test_an_indexed_view_computed_for_a_statement_is_its_work(sw: Conn, table: str) -> None:
-    """An indexed (not materialized) view is computed when a statement first needs it, as that statement's work
-    (a materialized view is maintained by its own maintainer instead: tests/continual/)."""
-    view = f"{table}_iv"
-    sw.execute(f"CREATE VIEW {view} AS SELECT a % 7 AS g, count(*) AS n FROM {table} GROUP BY 1")
-    sw.execute(f"CREATE INDEX {view}_idx ON {view} (g)")
+def test_reading_a_maintained_view_is_not_the_statements_computation(sw: Conn, table: str) -> None:
+    """A materialized view is recomputed by its maintainer after a write (tests/continual/), not by the statement
+    that reads it: the read's only Spark job is its own query (`sw-…`); no internal computation carries its
+    execution id, as one did when a stale view was recomputed on read."""
+    view = f"{table}_mv"
+    sw.execute(f"CREATE MATERIALIZED VIEW {view} AS SELECT a % 7 AS g, count(*) AS n FROM {table} GROUP BY 1")
     try:
+        sw.execute(f"INSERT INTO {table} VALUES (1000)")
         marker = "g_" + uuid.uuid4().hex[:8]
-        # an index lookup: the view's computation (for the index) is the statement's only Spark work
-        assert len(sw.execute(f"SELECT g AS {marker}, n FROM {view} WHERE g = 3").fetchall()) == 1
+        assert len(sw.execute(f"SELECT g AS {marker}, n FROM {view} ORDER BY n").fetchall()) == 7
         logged = poll(
             sw,
             "SELECT execution_id::text FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
@@ -137,14 +137,12 @@ def test_an_indexed_view_computed_for_a_statement_is_its_work(sw: Conn, table: s
             sw,
             "SELECT job_tag, status FROM mz_internal.mz_spark_jobs WHERE execution_id = %s",
             (logged[0][0],),
-            lambda rows: (
-                {str(r[0]).split("-")[0] for r in rows} == {"sparkwire"} and all(r[1] == "succeeded" for r in rows)
-            ),
+            lambda rows: bool(rows) and all(r[1] == "succeeded" for r in rows),
         )
         kinds = {str(tag).split("-")[0] for tag, _ in jobs}
-        assert kinds == {"sparkwire"}, jobs  # the view's computation, tagged with the statement's execution id
+        assert kinds == {"sw"}, jobs  # the query over the view, nothing computed on its behalf
     finally:
-        sw.execute(f"DROP VIEW {view} CASCADE")
+        sw.execute(f"DROP MATERIALIZED VIEW {view}")
 
 
 def test_progress_notices_is_a_session_variable(sw: Conn) -> None:

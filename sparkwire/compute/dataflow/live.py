@@ -13,7 +13,7 @@ from sparkwire.engine.duckdb import DuckDBEngine
 
 def _rows(maintainers: Maintainers) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
-    for m in sorted(maintainers.all(), key=lambda m: m.obj.id):
+    for m in sorted((m for m in maintainers.all() if m.obj.kind == "materialized-view"), key=lambda m: m.obj.id):
         plan = m.obj.maintenance.plan
         error = m.error if m.error is not None and not m.paused else None
         rows.append(

@@ -61,6 +61,7 @@ class MaintainedObject:
     recompute: Callable[[Snapshot], pa.Table] = field(compare=False)
     definition: str = ""  # what identifies its definition (a changed definition is a new object)
     tick_seconds: float | None = None  # recompute this often even without a change (a temporal filter: mz_now())
+    kind: str = "materialized-view"  # or "index" (an index on a table or view: `recompute` rebuilds it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,7 @@ from sparkwire.catalog.ops import CreateItem, Op
 from sparkwire.compute.controller import ClusterController, WorkKind
 from sparkwire.compute.dataflow.live import install_maintenance_view
 from sparkwire.compute.dataflow.maintainer import MaintainedObject, Maintainers, Version
+from sparkwire.compute.dataflow.plan import Maintenance
 from sparkwire.compute.live import install_live_views
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
@@ -68,6 +69,13 @@ from sparkwire.storage.snapshot import Snapshot
 from sparkwire.storage.txn import WriteTxn
 
 SPARK_WAIT_SECONDS = 600.0
+_NO_COLUMNS = pa.schema([])
+
+
+def _nobody(message: str) -> None:
+    """Where a maintainer's 'waiting for Spark' notice goes: it has no client."""
+
+
 TEMPORAL_TICK_SECONDS = 1.0  # how often a materialized view with a temporal filter (mz_now()) is recomputed
 MAINTAINED_READ_WAIT = 60.0  # how long a read waits for a materialized view's maintainer to reach its snapshot
 STORED_KINDS = frozenset({"table", "source"})  # relations whose rows are a storage table of the same id
@@ -201,14 +209,28 @@ class DataPlane:
     # ---- maintained materialized views (compute/dataflow/, docs/continual.md) --------------------------------
 
     def _maintain(self, state: CatalogState) -> None:
-        """Every materialized view gets its maintainer (an incremental dataflow, or a background recompute)."""
+        """Every materialized view gets its maintainer (an incremental dataflow, or a background recompute), and
+        so does every index on a table, source or view (rebuilt after each change to its relation; an index on a
+        materialized view is rebuilt by the view's maintainer, `_published`)."""
         objects: list[MaintainedObject] = []
         for item in state.items.values():
-            if item.kind != "materialized-view" or item.cluster_id is None:
+            if item.kind not in ("materialized-view", "index") or item.cluster_id is None:
                 continue
             known = self.maintainers.get(item.id)
             if known is not None and known.obj.definition == item.create_sql:
                 objects.append(known.obj)
+                continue
+            if item.kind == "index":
+                relation = state.items.get(item.on_id or "")
+                if relation is not None and relation.kind != "materialized-view":
+                    tables = base_tables(relation, state)
+                    rebuilt = Maintenance(None, "an index is rebuilt after each change to its relation")
+                    objects.append(
+                        MaintainedObject(
+                            item.id, item.cluster_id, tables, _NO_COLUMNS, rebuilt, recompute=self._rebuild(item),
+                            definition=item.create_sql, kind="index",
+                        )
+                    )  # fmt: skip
                 continue
             plan = maintenance(item, state)
             tables = plan.plan.table_ids if plan.plan is not None else base_tables(item, state)
@@ -234,12 +256,31 @@ class DataPlane:
         return messages
 
     def _recompute(self, item: Item) -> Callable[[Snapshot], pa.Table]:
-        return lambda snapshot: self._contents(item, self.state, snapshot)
+        def recompute(snapshot: Snapshot) -> pa.Table:
+            self.spark_ready(_nobody)  # starts Spark if it starts on demand, and waits for it
+            return self._contents(item, self.state, snapshot)
+
+        return recompute
+
+    def _rebuild(self, index: Item) -> Callable[[Snapshot], pa.Table]:
+        def rebuild(snapshot: Snapshot) -> pa.Table:
+            relation = self.state.items.get(index.on_id or "")
+            if relation is not None and relation.kind == "view":
+                self.spark_ready(_nobody)  # the view is computed on Spark
+            self.resident.prebuild(index, self.state, snapshot)
+            return _NO_COLUMNS.empty_table()
+
+        return rebuild
 
     def _maintenance_work(self, object_id: str, cluster_id: str) -> AbstractContextManager[object]:
-        return self.clusters.running("materialized-view", cluster_id, object_id=object_id)
+        item = self.state.items.get(object_id)
+        kind: WorkKind = "index" if item is not None and item.kind == "index" else "materialized-view"
+        return self.clusters.running(kind, cluster_id, object_id=object_id)
 
     def _published(self, object_id: str, ts: int, version: Version, seconds: float, table: pa.Table) -> None:
+        item = self.state.items.get(object_id)
+        if item is None or item.kind == "index":
+            return  # an index's rebuild is logged by `_compute` as any resident computation is
         self.refreshes.refreshed(object_id, ts, version, seconds)
         state = self.state
         indexes = [i for i in state.items.values() if i.kind == "index" and i.on_id == object_id]
