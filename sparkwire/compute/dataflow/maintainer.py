@@ -18,7 +18,8 @@ Contract:
   the reader's snapshot) without computing anything: at once when published, after waiting when the maintainer
   has not reached the snapshot yet (a read never does the refresh itself), None when the object is not
   maintained here, is paused, errored, timed out, or the version was skipped or left the history (the caller then
-  computes it as before: planner/execute/resident.py).
+  computes it as before: planner/execute/resident.py). `bounded`: the timeout is the reader's lock_timeout, and
+  running out of it is 55P03 "canceling statement due to lock timeout", as waiting for a REFRESH is in PostgreSQL.
 - `available_ts(ids)`: the newest timestamp all these objects are current at (serializable reads choose it).
 - `on_publish(object_id, ts, version, seconds, table)` is called after each publish (freshness, index prebuilds).
 - An object with `tick_seconds` (a view whose definition uses mz_now(): a temporal filter) is also recomputed that
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from sparkwire import errors
 from sparkwire.compute.dataflow.dataflow import Dataflow
 from sparkwire.compute.dataflow.plan import Maintenance
 from sparkwire.storage import Snapshot, Storage
@@ -178,7 +180,7 @@ class Maintained:
 
     # ---- readers -----------------------------------------------------------------------------------------
 
-    def read(self, snapshot: Snapshot, version: Version, timeout: float) -> pa.Table | None:
+    def read(self, snapshot: Snapshot, version: Version, timeout: float, bounded: bool = False) -> pa.Table | None:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -191,6 +193,8 @@ class Maintained:
                     return None  # the reader computes (and reports the error, e.g. an overflow, itself)
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
+                    if bounded:
+                        raise errors.LockNotAvailable("canceling statement due to lock timeout")
                     return None
                 self._cond.wait(remaining)
 
@@ -238,9 +242,11 @@ class Maintainers:
         found = [m for m in map(self.get, object_ids) if m is not None and m.hydrated and m.error is None]
         return min((m.ts for m in found), default=None)
 
-    def read(self, object_id: str, snapshot: Snapshot, version: Version, timeout: float) -> pa.Table | None:
+    def read(
+        self, object_id: str, snapshot: Snapshot, version: Version, timeout: float, bounded: bool = False
+    ) -> pa.Table | None:
         maintained = self.get(object_id)
-        return None if maintained is None else maintained.read(snapshot, version, timeout)
+        return None if maintained is None else maintained.read(snapshot, version, timeout, bounded)
 
     def close(self) -> None:
         with self._lock:

@@ -52,6 +52,7 @@ from sparkwire.engine.spark import SparkEngine
 from sparkwire.introspection.workload.freshness import RefreshLog
 from sparkwire.introspection.workload.spark_jobs import SparkJobsFeed
 from sparkwire.planner.bind.resolve import Names, user_relations
+from sparkwire.planner.execute.lock_waits import lock_bound
 from sparkwire.planner.execute.resident import ResidentRelations, base_tables, relation_version
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
@@ -309,7 +310,8 @@ class DataPlane:
         return self.storage.snapshot(ready)
 
     def _maintained(self, item: Item, snapshot: Snapshot, version: Version) -> pa.Table | None:
-        return self.maintainers.read(item.id, snapshot, version, MAINTAINED_READ_WAIT)
+        bound = lock_bound()
+        return self.maintainers.read(item.id, snapshot, version, bound or MAINTAINED_READ_WAIT, bounded=bound > 0)
 
     def _resident_contents(self, item: Item, read: ReadContext) -> pa.Table:
         return self.resident.contents(item, self.state, read.snapshot)

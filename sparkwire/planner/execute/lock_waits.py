@@ -3,7 +3,8 @@
 Contract: `lock_timeout_of(seconds)` is a context manager that bounds the waits of the statement work run inside it
 on the current thread (0: wait as long as it takes). `waiting_for(lock)` acquires `lock` and releases it on exit;
 if another session holds it longer than the bound, it raises 55P03 "canceling statement due to lock timeout".
-The waits it bounds: a read of a materialized view or index that another session is computing (resident.py) —
+The waits it bounds: a read of a materialized view or index that another session is computing (resident.py), and
+a read waiting for a materialized view's maintainer to reach its snapshot (`lock_bound()`, compute/dataflow/) —
 PostgreSQL's REFRESH holds its lock the same way.
 """
 
@@ -26,6 +27,11 @@ def lock_timeout_of(seconds: float) -> Iterator[None]:
         yield
     finally:
         _BOUND.reset(token)
+
+
+def lock_bound() -> float:
+    """The current statement's lock_timeout in seconds (0: none)."""
+    return _BOUND.get()
 
 
 @contextmanager
