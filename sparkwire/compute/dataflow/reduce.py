@@ -68,7 +68,9 @@ class Reduction:
     def groups(self) -> int:
         return len(self._groups)
 
-    def _aggregate_columns(self, batch: pa.Table) -> tuple[list[str], list[tuple[str, str]], pa.Table]:
+    def _aggregate_columns(
+        self, batch: pa.Table, inserts_only: bool
+    ) -> tuple[list[str], list[tuple[str, str]], pa.Table]:
         keys = [f"o{n}" for n in range(self._reduce.keys)]
         diff = batch.column(DIFF)
         extra: dict[str, pa.Array] = {}
@@ -77,6 +79,13 @@ class Reduction:
             if agg.argument is None:
                 continue
             arg = batch.column(f"o{self._reduce.keys + agg.argument}")
+            if inserts_only:  # every diff is +1 (hydration): counting and summing need no signs
+                extra[f"nn{j}"] = arg
+                aggs.append((f"nn{j}", "count"))
+                if agg.kind in ("sum", "avg"):
+                    extra[f"w{j}"] = arg.cast(_sum_type(arg.type))
+                    aggs.append((f"w{j}", "sum"))
+                continue
             extra[f"nn{j}"] = pc.if_else(pc.is_valid(arg), diff, pa.scalar(0, pa.int64()))
             aggs.append((f"nn{j}", "sum"))
             if agg.kind in ("sum", "avg"):
@@ -88,13 +97,14 @@ class Reduction:
     def apply(self, batch: pa.Table) -> set[Key]:
         if not batch.num_rows:
             return set()
-        keys, aggs, table = self._aggregate_columns(batch)
+        inserts_only = pc.min(batch.column(DIFF)).as_py() > 0
+        keys, aggs, table = self._aggregate_columns(batch, inserts_only)
         grouped = table.group_by(keys, use_threads=False).aggregate(aggs)
         extremes = [j for j, a in enumerate(self._reduce.aggregates) if a.kind in ("min", "max")]
         plus = minus = None
         if extremes:
-            plus = self._extremes(batch.filter(pc.greater(batch.column(DIFF), 0)), extremes)
-            minus = self._extremes(batch.filter(pc.less(batch.column(DIFF), 0)), extremes)
+            plus = self._extremes(batch if inserts_only else batch.filter(pc.greater(batch.column(DIFF), 0)), extremes)
+            minus = {} if inserts_only else self._extremes(batch.filter(pc.less(batch.column(DIFF), 0)), extremes)
         lost: set[Key] = set()
         rows = grouped.to_pylist()
         for row in rows:
@@ -106,7 +116,7 @@ class Reduction:
             for j, agg in enumerate(self._reduce.aggregates):
                 if agg.argument is None:
                     continue
-                state.nonnull[j] += row[f"nn{j}_sum"]
+                state.nonnull[j] += row[f"nn{j}_count"] if f"nn{j}_count" in row else row[f"nn{j}_sum"]
                 if agg.kind in ("sum", "avg"):
                     state.totals[j] += row[f"w{j}_sum"] or 0
             for j in extremes:
