@@ -8,6 +8,7 @@ work on them (seed 003: view maintenance and index building now, source ingestio
   where now, the replicas' history since the server started, and their status and utilization.
 - `live.py`: mz_internal.mz_cluster_replica_statuses and mz_cluster_replica_utilization as live views over the
   controller.
+- `dataflow/`: materialized views (and indexes) maintained in the background as their inputs change.
 
 Docs: docs/clusters.md.
 """
