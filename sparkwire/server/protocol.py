@@ -51,6 +51,7 @@ from sparkwire.errors import (
     QueryCanceled,
 )
 from sparkwire.pgtypes import EncodeOptions, copy_header, copy_trailer, encode_copy_rows, encode_data_rows
+from sparkwire.pgtypes.copy.binary import with_binary_header
 from sparkwire.pgtypes.rows import SMALL_BATCH
 from sparkwire.server import backend as be
 from sparkwire.server.frontend import (
@@ -98,9 +99,7 @@ class _Terminated(Exception):
 
 
 class QueryProtocol:
-    def __init__(
-        self, session: ServerSession, notices: deque[Notice], statuses: deque[tuple[str, str]]
-    ) -> None:
+    def __init__(self, session: ServerSession, notices: deque[Notice], statuses: deque[tuple[str, str]]) -> None:
         self.session = session
         self.out = bytearray()
         self.inbox: deque[tuple[int, bytes]] = deque()
@@ -299,7 +298,8 @@ class QueryProtocol:
         try:
             options = self.session.encode_options()
             out += be.copy_out_response(copy.format == "binary", len(copy.fields))
-            if copy.header or copy.format == "binary":
+            binary_header = copy.format == "binary"  # sent inside the first row's CopyData, as PostgreSQL does
+            if copy.header and not binary_header:
                 out += copy_header(
                     [f.name for f in copy.fields],
                     copy.format,
@@ -309,9 +309,12 @@ class QueryProtocol:
                     escape=copy.escape,
                 )
             for batch in copy.stream:
-                out += encode_copy_rows(
+                data = encode_copy_rows(
                     batch, oids, copy.format, copy.delimiter, copy.null, copy.quote, copy.escape, options
                 )
+                if binary_header and data:
+                    data, binary_header = with_binary_header(data), False
+                out += data
                 count += batch.num_rows
                 if len(out) >= FLUSH_THRESHOLD or copy.live:
                     yield Wait.FLUSH
@@ -320,7 +323,8 @@ class QueryProtocol:
             self.session.fail()
             raise
         self._drain_notices()
-        out += copy_trailer(copy.format)
+        trailer = copy_trailer(copy.format)
+        out += with_binary_header(trailer) if binary_header else trailer
         out += be.COPY_DONE
         out += be.command_complete(f"COPY {count}")
 
@@ -341,9 +345,7 @@ class QueryProtocol:
                 elif type_byte == _TERMINATE:
                     raise _Terminated
                 elif type_byte not in (_FLUSH, _SYNC):  # PostgreSQL ignores Flush and Sync during COPY IN
-                    raise ProtocolViolation(
-                        f"unexpected message type 0x{type_byte:02X} during COPY from stdin"
-                    )
+                    raise ProtocolViolation(f"unexpected message type 0x{type_byte:02X} during COPY from stdin")
         except BaseException as exc:
             sink.abort(exc.message if isinstance(exc, PgError) else "connection closed")
             raise

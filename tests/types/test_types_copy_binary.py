@@ -158,3 +158,19 @@ def test_server_binary_copy_with_psycopg_rows(sw: psycopg.Connection[Any], pg: p
         finally:
             conn.execute(f"DROP TABLE {table}")
     assert results[0] == results[1]
+
+
+def test_server_binary_copy_out_with_psycopg_rows(sw: psycopg.Connection[Any], pg: psycopg.Connection[Any]) -> None:
+    """psycopg's `Copy.rows()` parses each CopyData on its own: the header must arrive inside the first row's
+    message (or the trailer's, with no rows), as PostgreSQL sends it."""
+    results = []
+    for conn in (sw, pg):
+        read = []
+        for where in ("", " WHERE false"):
+            query = f"SELECT a, b FROM (VALUES (1::int8, 'x'), (2, NULL)) AS v(a, b){where}"
+            sql = f"COPY ({query}) TO STDOUT (FORMAT binary)"
+            with conn.cursor() as cur, cur.copy(sql) as copy:
+                copy.set_types(["int8", "text"])
+                read.append(list(copy.rows()))
+        results.append(read)
+    assert results[0] == results[1] == [[(1, "x"), (2, None)], []]

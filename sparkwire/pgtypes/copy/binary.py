@@ -4,9 +4,11 @@ Layout: the signature `PGCOPY\\n\\377\\r\\n\\0`, int32 flags (bit 16 = WITH OIDS
 header-extension length and that many bytes; then per tuple an int16 field count and per field an int32 length
 (-1 = NULL) followed by the type's binary (send/recv) representation; an int16 -1 ends the data.
 
-Out: `BINARY_HEADER` is the CopyData of the file header; `encode_copy_binary_rows` gives one CopyData per row — a
-DataRow with every column in binary is exactly 'D' + int32 length + that tuple, so the rows are the DataRow
-encoder's output with each type byte turned into 'd'; `BINARY_TRAILER` is the CopyData of the end marker.
+Out: `BINARY_HEADER` is the CopyData of the file header alone; `with_binary_header(messages)` puts the header into
+the first of some CopyData messages instead (how PostgreSQL sends it, and what the server does);
+`encode_copy_binary_rows` gives one CopyData per row — a DataRow with every column in binary is exactly 'D' + int32
+length + that tuple, so the rows are the DataRow encoder's output with each type byte turned into 'd';
+`BINARY_TRAILER` is the CopyData of the end marker.
 
 In: `BinaryCopyInParser`, the binary counterpart of `CopyInParser` (`feed(chunk)` with chunks split anywhere,
 `finish()` → a record batch typed by the target oids). Tuples are framed as they arrive, so a wrong field count
@@ -34,12 +36,21 @@ SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 BINARY_HEADER = b"d" + struct.pack("!i", 4 + len(SIGNATURE) + 8) + SIGNATURE + struct.pack("!ii", 0, 0)
 BINARY_TRAILER = b"d" + struct.pack("!ih", 6, -1)
 _HEADER_SIZE = len(SIGNATURE) + 8
+_HEADER_PAYLOAD = SIGNATURE + struct.pack("!ii", 0, 0)
 _WITH_OIDS = 1 << 16
 _INFINITY_BYTES: dict[int, dict[bytes, int]] = {
     1082: {struct.pack("!i", 2**31 - 1): 1, struct.pack("!i", -(2**31)): -1},
     1114: {struct.pack("!q", 2**63 - 1): 1, struct.pack("!q", -(2**63)): -1},
     1184: {struct.pack("!q", 2**63 - 1): 1, struct.pack("!q", -(2**63)): -1},
 }
+
+
+def with_binary_header(messages: bytes) -> bytes:
+    """`messages` (CopyData messages: rows, or the trailer) with the file header inside the first one, as
+    PostgreSQL sends it: clients that parse each CopyData on its own (psycopg's `Copy.rows()`) expect the first to
+    start with the header and hold a whole tuple after it."""
+    (length,) = struct.unpack_from("!i", messages, 1)
+    return b"d" + struct.pack("!i", length + len(_HEADER_PAYLOAD)) + _HEADER_PAYLOAD + messages[5:]
 
 
 def encode_copy_binary_rows(batch: pa.RecordBatch, type_oids: Sequence[int], options: EncodeOptions) -> bytes:
