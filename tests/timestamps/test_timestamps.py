@@ -171,7 +171,11 @@ def test_bad_as_of_expressions(sw: Conn, table: str, as_of: str, sqlstate: str) 
 
 
 def test_as_of_without_expression_is_a_syntax_error(sw: Conn, table: str) -> None:
-    assert _error(sw, f"SELECT * FROM {table} AS OF").sqlstate == "42601"
+    assert _error(sw, f"SELECT * FROM {table} AS OF AT LEAST").sqlstate == "42601"
+    # `of` alone is a label, as in PostgreSQL
+    assert sw.execute("SELECT 1 AS of").fetchall() == [(1,)]
+    assert sw.execute(f"SELECT of.id FROM {table} AS of").fetchall() == []
+    assert sw.execute("SELECT x AS of, x FROM (VALUES (1)) AS v(x)").fetchall() == [(1, 1)]
     assert _error(sw, f"INSERT INTO {table} SELECT 1, 'x' AS OF 5").sqlstate == "42601"
 
 
