@@ -1,7 +1,7 @@
 """Freshness (issue 14): mz_internal.mz_hydration_statuses, mz_materialization_lag, mz_wallclock_global_lag and
-mz_materialization_refreshes for a materialized view and an index, through psycopg against a real server: not
-hydrated before the first read, current with zero lag after it, lagging (and the lag growing) after a write to the
-input, current again after the next read; readable by every role. The relations are written from the side every
+mz_materialization_refreshes for a materialized view and an index, through psycopg against a real server: both are
+maintained in the background, so they are hydrated and current with zero lag without a read, and current again
+after a write to their input; readable by every role. The relations are written from the side every
 second, so the test polls with a deadline."""
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ ORDER BY r.object_type DESC
 """
 
 
-
 @pytest.fixture
 def objects(sw: Conn) -> Iterator[tuple[str, str, str]]:
     """(table id, materialized view id, index id)."""
@@ -48,7 +47,9 @@ def objects(sw: Conn) -> Iterator[tuple[str, str, str]]:
     sw.execute(f"DROP TABLE {table} CASCADE")
 
 
-def test_freshness_follows_reads_and_writes(sw: Conn, objects: tuple[str, str, str]) -> None:
+def test_freshness_follows_writes_without_reads(sw: Conn, objects: tuple[str, str, str]) -> None:
+    """Both objects are maintained in the background (docs/continual.md): hydrated and current with zero lag
+    without a read, and current again after a write to their input, still without a read."""
     table_id, view_id, index_id = objects
     found = sw.execute("SELECT id, name FROM mz_catalog.mz_objects WHERE id IN (%s, %s)", (table_id, view_id))
     names = {str(object_id): str(name) for object_id, name in found}
@@ -57,34 +58,20 @@ def test_freshness_follows_reads_and_writes(sw: Conn, objects: tuple[str, str, s
     def freshness(until: Callable[[list[Row]], bool]) -> list[Row]:
         return poll(sw, FRESHNESS, (view_id, index_id), lambda rows: len(rows) == 2 and until(rows))
 
-    cold = freshness(lambda rows: True)
-    assert [(r[0], r[1], r[2], r[4], r[9]) for r in cold] == [
-        (view_id, "materialized-view", False, None, 0),
-        (index_id, "index", False, None, 0),
-    ]
-
-    assert sw.execute(f"SELECT n FROM {view}").fetchall() == [(2,)]
-    assert sw.execute(f"SELECT b FROM {table} WHERE a = 1").fetchall() == [("one",)]  # the index's fast path
     warm = freshness(lambda rows: all(r[2] and r[3] for r in rows))
+    assert [(r[0], r[1]) for r in warm] == [(view_id, "materialized-view"), (index_id, "index")]
     for object_id, _, hydrated, up_to_date, lag, local, global_, slowest, refreshed, count, reflected, now in warm:
         assert (hydrated, up_to_date, lag, local, global_, slowest) == (True, True, ZERO, ZERO, ZERO, table_id)
-        assert isinstance(refreshed, datetime.datetime) and count == 1, object_id
+        assert isinstance(refreshed, datetime.datetime) and count >= 1, object_id  # type: ignore[operator]
         assert reflected is not None and reflected == now
 
     sw.execute(f"INSERT INTO {table} VALUES (3, 'three')")
-    stale = freshness(lambda rows: all(r[3] is False and r[4] is not None and r[4] > ZERO for r in rows))  # type: ignore[operator]
-    for _, _, hydrated, up_to_date, lag, _, global_, slowest, _, count, reflected, now in stale:
-        assert (hydrated, up_to_date, slowest, count) == (True, False, table_id, 1)
-        assert global_ == lag and now > reflected  # type: ignore[operator]
-    first_lag = stale[0][4]
-    later = freshness(lambda rows: rows[0][4] is not None and rows[0][4] > first_lag)  # type: ignore[operator]
-    assert later[0][4] > first_lag, "the lag grows while nothing reads the view"  # type: ignore[operator]
-
+    after = freshness(lambda rows: all(r[3] and r[10] is not None and r[10] > warm[0][10] for r in rows))  # type: ignore[operator]
+    for _, _, hydrated, up_to_date, lag, _, _, _, _, count, reflected, now in after:
+        assert (hydrated, up_to_date, lag) == (True, True, ZERO)
+        assert count > warm[0][9] and reflected == now  # type: ignore[operator]
     assert sw.execute(f"SELECT n FROM {view}").fetchall() == [(3,)]
-    fresh = freshness(lambda rows: rows[0][3] is True)
-    assert (fresh[0][3], fresh[0][4], fresh[0][9]) == (True, ZERO, 2)
-    assert fresh[0][10] == fresh[0][11] == stale[0][11]
-
+    assert sw.execute(f"SELECT b FROM {table} WHERE a = 3").fetchall() == [("three",)]  # the index's fast path
 
 
 def test_every_role_reads_freshness(sw: Conn, role: str) -> None:

@@ -250,7 +250,11 @@ class DataPlane:
         messages = []
         for item_id in item_ids:
             maintained = self.maintainers.get(item_id)
-            if maintained is not None and maintained.obj.maintenance.plan is None:
+            if (
+                maintained is not None
+                and maintained.obj.kind == "materialized-view"
+                and not maintained.obj.maintenance.plan
+            ):
                 name = self.state.items[item_id].name
                 why = maintained.obj.maintenance.reason
                 messages.append(f'materialized view "{name}" is maintained by recomputing it after each change: {why}')
