@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from tests.support.clients import poll
+
 Conn = psycopg.Connection[tuple[object, ...]]
 
 pytestmark = pytest.mark.timeout(600)
@@ -74,3 +76,21 @@ def test_one_statement_reads_a_view_and_its_table_at_one_timestamp(sw: Conn, tab
     finally:
         stop.set()
         thread.join()
+
+
+def test_a_whole_view_is_read_from_its_maintained_contents(sw: Conn, table: str) -> None:
+    """`SELECT cols FROM mv [LIMIT n]` is answered from the maintained contents, without a Spark job."""
+    view = f"whole_{table}"
+    sw.execute(f"CREATE MATERIALIZED VIEW {view} AS SELECT k, sum(v) AS s, count(*) AS n FROM {table} GROUP BY k")
+    sw.execute(f"INSERT INTO {table} VALUES (1, 10), (1, 5), (2, 7)")
+    assert sorted(sw.execute(f"SELECT * FROM {view}").fetchall(), key=repr) == [(1, 15, 2), (2, 7, 1)]
+    assert len(sw.execute(f"SELECT s AS total FROM {view} LIMIT 1").fetchall()) == 1
+    plan = [str(r[0]) for r in sw.execute(f"EXPLAIN SELECT n, k FROM {view} LIMIT 5")]
+    assert plan[0].startswith("Maintained contents:"), plan
+    strategy = poll(  # the activity log is written from the side
+        sw,
+        "SELECT execution_strategy FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
+        (f"SELECT s AS total FROM {view}%",),
+        bool,
+    )
+    assert strategy == [("fast-path",)]

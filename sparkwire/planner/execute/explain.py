@@ -8,7 +8,8 @@ Contract: `explain_text(route, state)` renders one of the closed set of routes:
         Limit: 10                          # only with LIMIT
       Used Indexes:
         - materialize.public.t_a_idx (lookup)
-- `ScanRoute(plan)` — every row of one table read from storage's files without Spark (scan_path.py):
+- `ScanRoute(plan)` — every row of one table read from storage's files without Spark (scan_path.py), or of a
+  materialized view from its maintained contents (`Maintained contents: …`):
       Storage scan: materialize.public.t
         Project: a, b AS name              # only when not every column in order
         Limit: 10                          # only with LIMIT
@@ -79,7 +80,10 @@ def explain_text(route: Route, state: CatalogState) -> list[str]:
             return _fast_path(plan, state)
         case ScanRoute(plan):
             relation = state.items[plan.relation_id]
-            return [f"Storage scan: {state.qualified_name(relation)}", *_shape(plan.output, plan.limit, relation)]
+            shape = _shape(plan.output, plan.limit, relation)
+            if plan.maintained:
+                return [f"Maintained contents: {state.qualified_name(relation)}", *shape]
+            return [f"Storage scan: {state.qualified_name(relation)}", *shape]
         case SparkRoute(spark_sql, spark_plan, resident):
             lines = [f"Spark: {' '.join(spark_sql.split())}"]
             for i in resident:
@@ -128,7 +132,7 @@ def explain_json(route: Route, state: CatalogState) -> dict[str, object]:
             }
         case ScanRoute(plan):
             return {
-                "Node Type": "Storage Scan",
+                "Node Type": "Maintained Contents" if plan.maintained else "Storage Scan",
                 "Relation": state.qualified_name(state.items[plan.relation_id]),
                 "Output": _outputs(plan.output),
                 "Limit": plan.limit,

@@ -8,17 +8,19 @@ Materialize's "persist fast path" (its `execution_strategy` name is used for the
 Contract:
 - `scan_path(tree, state, names)` returns a `ScanPlan` when `tree` is exactly `SELECT <plain columns, aliased
   columns or *> FROM <table> [alias] [LIMIT <n>]` over a table or a source's collection (their contents are all
-  in storage; views and materialized views are computed) and None otherwise. `tree` is the query as the role may
+  in storage), or over a materialized view (`maintained`: its contents are in memory, kept current by its
+  maintainer, compute/dataflow/), and None otherwise (a view is computed). `tree` is the query as the role may
   run it: a row filter the privileges added makes it a WHERE, which takes it off this path.
-- `run_scan(plan, snapshot)` yields the rows at the snapshot, file by file (deleted rows removed), projected and
-  named as `plan.output` says, at most `plan.limit` of them. `held(batches, max_bytes)` reads them whole, or
+- `run_scan(plan, snapshot, contents)` yields the rows at the snapshot, file by file (deleted rows removed), or
+  from `contents()` for a materialized view, projected and named as `plan.output` says, at most `plan.limit` of
+  them. `held(batches, max_bytes)` reads them whole, or
   returns None once they hold more than `max_bytes` (max_query_result_size bounds a result before any row of it
   is sent, on every path).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -41,6 +43,7 @@ class ScanPlan:
     relation_id: str
     output: tuple[tuple[str, str], ...]  # (storage column, output name)
     limit: int | None
+    maintained: bool = False  # a materialized view: its maintained contents, not storage
 
 
 def scan_path(tree: exp.Expr, state: CatalogState, names: Names) -> ScanPlan | None:
@@ -48,9 +51,9 @@ def scan_path(tree: exp.Expr, state: CatalogState, names: Names) -> ScanPlan | N
     if found is None:
         return None
     relation, output, limit = found
-    if relation.kind not in BASE_KINDS or not relation.columns:
+    if relation.kind not in (*BASE_KINDS, "materialized-view") or not relation.columns:
         return None
-    return ScanPlan(relation.id, output, limit)
+    return ScanPlan(relation.id, output, limit, relation.kind == "materialized-view")
 
 
 def held(batches: Iterator[pa.RecordBatch], max_bytes: int) -> list[pa.RecordBatch] | None:
@@ -63,7 +66,28 @@ def held(batches: Iterator[pa.RecordBatch], max_bytes: int) -> list[pa.RecordBat
     return kept
 
 
-def run_scan(plan: ScanPlan, snapshot: Snapshot) -> Iterator[pa.RecordBatch]:
+def _limited(batches: Iterator[pa.RecordBatch], limit: int | None) -> Iterator[pa.RecordBatch]:
+    left = limit
+    for batch in batches:
+        if left is not None:
+            if left <= 0:
+                return
+            batch = batch.slice(0, left)
+            left -= batch.num_rows
+        yield batch
+
+
+def run_scan(
+    plan: ScanPlan, snapshot: Snapshot, contents: Callable[[], pa.Table] | None = None
+) -> Iterator[pa.RecordBatch]:
+    if plan.maintained:
+        if contents is None:
+            raise e.InternalError("a materialized view's scan needs its contents")
+        table = contents()
+        arrays = [table.column(column) for column, _ in plan.output]
+        named = pa.Table.from_arrays(arrays, names=[name for _, name in plan.output])
+        yield from _limited(iter(named.to_batches(max_chunksize=BATCH_ROWS)), plan.limit)
+        return
     columns = list(dict.fromkeys(column for column, _ in plan.output))
     schema = snapshot.schema(plan.relation_id)
     names = [name for _, name in plan.output]

@@ -311,12 +311,14 @@ class UserData:
             return (conform(b, schema) for b in table.to_batches())
         scan = scan_path(tree, state, names) if direct else None
         if scan is not None:
-            self.strategy = "persist-fast-path"
+            self.strategy = "fast-path" if scan.maintained else "persist-fast-path"
+            item = state.items[scan.relation_id]
+            contents = lambda: self._data.resident.contents(item, state, read.snapshot)  # noqa: E731
             cluster = active_cluster(state, self.cluster_name())  # as on Spark: a role's queries use its cluster
             check_privilege(ObjectRef("cluster", cluster.id), "USAGE", state, names.role_id)
             if max_bytes is None:
-                return (conform(b, schema) for b in run_scan(scan, read.snapshot))
-            whole = held(run_scan(scan, read.snapshot), max_bytes)
+                return (conform(b, schema) for b in run_scan(scan, read.snapshot, contents))
+            whole = held(run_scan(scan, read.snapshot, contents), max_bytes)
             if whole is None:
                 raise e.result_too_large(describe_byte_size(max_bytes))
             return (conform(b, schema) for b in whole)
