@@ -6,7 +6,7 @@ from the inputs' changes only (storage/deltas.py): per branch, the delta terms o
 Reduce (reduce.py) or the keyed rows (collection.py). Only a retracted min / max re-reads its inputs (the groups
 that lost their extreme). `table()` is the contents, in the view's column order and Arrow types (`schema`).
 Not thread-safe: one maintainer thread drives it (maintainer.py). Whole-input reads of unchanged inputs (the other
-side of a join) are kept in a process-wide LRU keyed by the table's version (`INPUT_CACHE_BYTES`).
+side of a join) are kept in a process-wide LRU keyed by the storage, the table and its version (`INPUT_CACHE_BYTES`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from sparkwire.storage import ROW_ID_COLUMN, Snapshot
 from sparkwire.storage.deltas import DIFF_COLUMN, changes
 
 INPUT_CACHE_BYTES = 512 << 20
-_inputs: LRUCache[tuple[str, tuple[tuple[int, int], ...], tuple[str, ...]], pa.Table] = LRUCache(
+_inputs: LRUCache[tuple[str, str, tuple[tuple[int, int], ...], tuple[str, ...]], pa.Table] = LRUCache(
     INPUT_CACHE_BYTES, getsizeof=lambda t: max(t.nbytes, 1)
 )
 _inputs_lock = threading.Lock()
@@ -39,7 +39,7 @@ def _named(source: Input, table: pa.Table) -> pa.Table:
 
 
 def whole_input(snapshot: Snapshot, source: Input) -> pa.Table:
-    key = (source.table_id, snapshot.version(source.table_id), source.columns)
+    key = (str(snapshot.root), source.table_id, snapshot.version(source.table_id), source.columns)
     with _inputs_lock:
         found = _inputs.get(key)
     if found is None:

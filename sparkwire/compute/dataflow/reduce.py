@@ -149,13 +149,15 @@ class Reduction:
         slot = [i for i, a in enumerate(self._reduce.aggregates) if a.kind in ("min", "max")].index(j)
         better = min if agg.kind == "min" else max
         retracted = (minus or {}).get(key, [None] * (slot + 1))[slot]
-        current = state.extremes[j]
-        if retracted is not None and current is not None and better(retracted, current) == retracted:
-            state.extremes[j] = None  # the extreme may have left: recomputed from the input by the caller
-            return {key}
         inserted = (plus or {}).get(key, [None] * (slot + 1))[slot]
+        candidate = state.extremes[j]
         if inserted is not None:
-            state.extremes[j] = inserted if current is None else better(current, inserted)
+            candidate = inserted if candidate is None else better(candidate, inserted)
+        if retracted is not None and candidate is not None and better(retracted, candidate) == retracted:
+            # a value retracted may have been the extreme (the old one, or one inserted in this same batch)
+            state.extremes[j] = None  # recomputed from the input by the caller
+            return {key}
+        state.extremes[j] = candidate
         return set()
 
     def set_extremes(self, batch: pa.Table, groups: Iterable[Key]) -> None:
