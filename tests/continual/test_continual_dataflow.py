@@ -23,7 +23,10 @@ from sparkwire.storage import Storage
 
 FACT = pa.schema([("id", pa.int64()), ("k", pa.int32()), ("v", pa.int32()), ("tag", pa.string())])
 DIM = pa.schema([("k", pa.int32()), ("name", pa.string())])
-TYPES = {"i0_id": 20, "i0_k": 23, "i0_v": 23, "i0_tag": 25, "i1_k": 23, "i1_name": 25, "i2_k": 23, "i2_name": 25}
+TYPES = {
+    "i0_id": 20, "i0_k": 23, "i0_v": 23, "i0_tag": 25, "i1_k": 23, "i1_name": 25, "i2_k": 23, "i2_name": 25,
+    "i3_id": 20, "i3_k": 23, "i3_v": 23, "i3_tag": 25,
+}  # fmt: skip
 
 
 def _e(sql: str) -> exp.Expr:
@@ -98,6 +101,36 @@ PLANS = {
         pa.schema([("k", pa.int32()), ("v", pa.int32())]),
     ),
 }
+
+SELF = Input("fact", ("id", "k", "v", "tag"), 3, "fact")
+PLANS["self_join"] = (
+    DataflowPlan(
+        (Branch((FACT_IN, SELF), (("i0_k", "i3_k"),), _e("i0_id < i3_id"), (_e("i0_id"), _e("i3_id"), _e("i3_v"))),),
+        None,
+        TYPES,
+    ),
+    pa.schema([("a", pa.int64()), ("b", pa.int64()), ("v", pa.int32())]),
+)
+PLANS["three_way"] = (
+    DataflowPlan(
+        (
+            Branch(
+                (FACT_IN, DIM_IN, SELF),
+                (("i0_k", "i1_k"), ("i1_k", "i3_k")),
+                None,
+                (_e("i1_name"), _e("i3_v")),
+            ),
+        ),
+        Reduce(
+            1,
+            (Aggregate("count", None, 0), Aggregate("max", 0, 23)),
+            (("key", 0), ("aggregate", 0), ("aggregate", 1)),
+            grouped=True,
+        ),
+        TYPES,
+    ),
+    pa.schema([("name", pa.string()), ("n", pa.int64()), ("hi", pa.int32())]),
+)
 
 KEYS = st.integers(1, 4)
 VALUES = st.one_of(st.none(), st.integers(0, 6))

@@ -74,10 +74,8 @@ def evaluate_branch(branch: Branch, tables: Sequence[pa.Table]) -> pa.Table:
             elif a.startswith(prefix) and any(b.startswith(f"i{p}_") for p in joined):
                 keys.append((b, a))
                 pending.remove((a, b))
-        current = _join(current, table, keys)
+        current = _join(current, table, keys)  # joined even when empty: the outputs need every input's columns
         joined.add(source.position)
-        if not current.num_rows:
-            break
     if branch.predicate is not None and current.num_rows:
         current = current.filter(predicate_mask(branch.predicate, current))
     columns = {f"o{n}": evaluate(node, current) for n, node in enumerate(branch.outputs)}
