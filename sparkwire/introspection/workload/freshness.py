@@ -3,9 +3,10 @@ mz_wallclock_global_lag (Materialize's names and columns) and mz_materialization
 
 Contract:
 - `RefreshLog` (one per process, thread-safe) is told by the data plane, right where a resident relation is computed
-  (`DataPlane._compute`: a materialized view recomputed on Spark, an indexed table read from Parquet, an indexed view
-  computed), `refreshed(item_id, snapshot_ts, version, duration)`. It keeps the newest refresh per relation (a
-  computation at an older snapshot than the one recorded is ignored, as the resident cache ignores it).
+  (a materialized view's maintainer publishing a step, `DataPlane._published`; `DataPlane._compute`: an indexed
+  table read from Parquet, an indexed view computed), `refreshed(item_id, snapshot_ts, version, duration)`. It
+  keeps the newest refresh per relation (a computation at an older snapshot than the one recorded is ignored, as
+  the resident cache ignores it).
 - `FreshnessFeed(engine, log, state, snapshot, lineage)` owns a DuckDB connection and, once `start()`ed, a daemon
   thread that every `TICK_SECONDS` derives the four relations from the log, the catalog state (`state()`) and the
   latest storage snapshot (`snapshot()`, taken as any statement takes one), and rewrites them in one DuckDB
@@ -14,8 +15,8 @@ Contract:
   (planner/execute/resident.py's `base_tables` and `relation_version`). `tick()` does one round on the caller's
   thread; `close()` stops and closes.
 
-How sparkwire's values map onto Materialize's concepts (materialized views are recomputed when stale on read, see
-docs/execution.md; an index holds its relation's resident contents, shared with a materialized view it indexes):
+How sparkwire's values map onto Materialize's concepts (materialized views and indexes are kept current by their
+maintainers, docs/continual.md; an index holds its relation's resident contents, shared with a view it indexes):
 - An object is *hydrated* once its contents (an index: its relation's) were computed since the server started.
 - Its *write frontier*: now, when its recorded version equals its inputs' current version (a read would use the
   contents as they are); else the commit timestamp of the first write to a base table after the snapshot it was
