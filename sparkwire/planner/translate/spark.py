@@ -105,6 +105,28 @@ def _annotated(tree: exp.Expr, schema: Schema | None) -> exp.Expr:
     return annotate_types(tree, schema=mapping, dialect="postgres")
 
 
+def _distinct_branch_names(tree: exp.Expr) -> None:
+    """Spark's RemoveRedundantAliases drops `k AS k`, so a set operation's later branch that projects one column
+    twice (`… UNION ALL SELECT k, k FROM d`) hands the union two outputs of one attribute: an invalid plan. Such a
+    branch names its repeats apart (`k AS k_2`): a set operation's column names are its first branch's."""
+    for operation in list(tree.find_all(exp.SetOperation)):
+        branch = operation.expression
+        while isinstance(branch, exp.Subquery):
+            branch = branch.this
+        if not isinstance(branch, exp.Select):
+            continue
+        seen: set[str] = set()
+        projections: list[exp.Expr] = []
+        for n, projection in enumerate(branch.expressions, 1):
+            name = projection.alias_or_name
+            if name and name in seen and not isinstance(projection, exp.Star):
+                value = projection.this if isinstance(projection, exp.Alias) else projection
+                projection = exp.alias_(value, f"{name}_{n}", quoted=True)
+            seen.add(name)
+            projections.append(projection)
+        branch.set("expressions", projections)
+
+
 def _alias_outputs(tree: exp.Expr, names: list[str]) -> None:
     select = tree
     while isinstance(select, exp.SetOperation):
@@ -159,6 +181,7 @@ def to_spark_sql(
         tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")
     for rule in (*PRE_RULES, *RULES, *POST_RULES):
         tree = rule(tree)
+    _distinct_branch_names(tree)
     _alias_outputs(tree, names)
     return str(tree.sql(dialect=SparkPostgres))
 
