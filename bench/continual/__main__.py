@@ -27,6 +27,7 @@ from typing import Any
 
 import psycopg
 
+from bench.sources import percentile
 from tests.support.server import SparkwireServer
 
 Conn = psycopg.Connection[tuple[Any, ...]]
@@ -34,11 +35,6 @@ DEFINITION = (
     "SELECT d.name, count(*) AS n, sum(f.v) AS s, min(f.v) AS lo, max(f.v) AS hi, avg(f.v) AS a "
     "FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.name"
 )
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 def load(conn: Conn, rows: int) -> None:

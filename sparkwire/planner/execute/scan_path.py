@@ -68,13 +68,15 @@ def held(batches: Iterator[pa.RecordBatch], max_bytes: int) -> list[pa.RecordBat
 
 def _limited(batches: Iterator[pa.RecordBatch], limit: int | None) -> Iterator[pa.RecordBatch]:
     left = limit
+    if left is not None and left <= 0:
+        return
     for batch in batches:
         if left is not None:
-            if left <= 0:
-                return
             batch = batch.slice(0, left)
             left -= batch.num_rows
         yield batch
+        if left is not None and left <= 0:
+            return  # before asking for the next batch: no file is read past the limit
 
 
 def run_scan(
@@ -88,13 +90,15 @@ def run_scan(
         named = pa.Table.from_arrays(arrays, names=[name for _, name in plan.output])
         yield from _limited(iter(named.to_batches(max_chunksize=BATCH_ROWS)), plan.limit)
         return
+    yield from _limited(_file_batches(plan, snapshot), plan.limit)
+
+
+def _file_batches(plan: ScanPlan, snapshot: Snapshot) -> Iterator[pa.RecordBatch]:
+    """The table's rows file by file (a file is read only when the rows before it did not reach the limit)."""
     columns = list(dict.fromkeys(column for column, _ in plan.output))
     schema = snapshot.schema(plan.relation_id)
     names = [name for _, name in plan.output]
-    left = plan.limit
     for data_file in snapshot.files(plan.relation_id):
-        if left is not None and left <= 0:
-            return
         try:
             table = read_data_file(data_file, columns, with_row_ids=False)
         except FileNotFoundError:
@@ -102,10 +106,4 @@ def run_scan(
                 f"the data of storage table {plan.relation_id!r} at timestamp {snapshot.ts} is no longer available"
             ) from None
         arrays = [table.column(column).cast(schema.field(column).type) for column, _ in plan.output]
-        for batch in pa.Table.from_arrays(arrays, names=names).to_batches(max_chunksize=BATCH_ROWS):
-            if left is not None:
-                if left <= 0:
-                    return
-                batch = batch.slice(0, left)
-                left -= batch.num_rows
-            yield batch
+        yield from pa.Table.from_arrays(arrays, names=names).to_batches(max_chunksize=BATCH_ROWS)
