@@ -38,6 +38,10 @@ from sparkwire.engine.spark import SparkEngine
 WorkKind = Literal["query", "materialized-view", "index", "ingestion"]
 
 
+class NoReplicas(errors.ObjectNotInPrerequisiteState):
+    """`running` on a cluster without replicas: the work waits (a source or a maintained view is `paused`)."""
+
+
 def _now() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
@@ -124,7 +128,7 @@ class ClusterController:
                 raise errors.UndefinedObject(f"unknown cluster '{cluster_id}'")
             cluster, reps = found
             if not reps:
-                raise errors.ObjectNotInPrerequisiteState(
+                raise NoReplicas(
                     f'CLUSTER "{cluster.name}" has no replicas available to service request',
                     hint="Use CREATE CLUSTER REPLICA to attach cluster replicas to the cluster",
                 )

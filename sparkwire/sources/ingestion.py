@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from sparkwire import errors as e
-from sparkwire.compute.controller import ClusterController
+from sparkwire.compute.controller import ClusterController, NoReplicas
 from sparkwire.sources.merge import merge_small_files
 from sparkwire.sources.reader import Batch, SourceError, UpstreamReader
 from sparkwire.sources.registry import SourceType
@@ -178,7 +178,7 @@ class Ingestion:
                 if self._stop.is_set():
                     return
                 message = error.message if isinstance(error, e.PgError) else str(error) or type(error).__name__
-                if isinstance(error, e.ObjectNotInPrerequisiteState) and "no replicas" in message:
+                if isinstance(error, NoReplicas):
                     # Materialize's `paused`: the source's cluster has no replicas to run on (ALTER CLUSTER … SET
                     # (REPLICATION FACTOR = 1) resumes it); checked again every second
                     self._health.set(self._members(), "paused", None, {"reason": message})

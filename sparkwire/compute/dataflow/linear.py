@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from sparkwire.compute.dataflow.expressions import evaluate, predicate_mask
 from sparkwire.compute.dataflow.plan import Branch
+from sparkwire.errors import InternalError
 
 DIFF = "__diff"
 
@@ -37,10 +38,8 @@ def _common(left: pa.DataType, right: pa.DataType) -> pa.DataType:
 
 def _join(left: pa.Table, right: pa.Table, keys: list[tuple[str, str]]) -> pa.Table:
     right = right.rename_columns([f"{DIFF}_r" if name == DIFF else name for name in right.column_names])
-    if not keys:  # a cross join (the planner only allows one when a side is constant-sized; see dataflow.py)
-        left = left.append_column("__cross", pa.array([0] * left.num_rows, pa.int8()))
-        right = right.append_column("__cross_r", pa.array([0] * right.num_rows, pa.int8()))
-        keys = [("__cross", "__cross_r")]
+    if not keys:
+        raise InternalError("a dataflow join without an equality (the planner refuses cross joins)")
     for lk, rk in keys:
         common = _common(left.schema.field(lk).type, right.schema.field(rk).type)
         if left.schema.field(lk).type != common:
@@ -56,7 +55,7 @@ def _join(left: pa.Table, right: pa.Table, keys: list[tuple[str, str]]) -> pa.Ta
         use_threads=left.num_rows + right.num_rows > 100_000,
     )
     diff = pc.multiply(joined.column(DIFF), joined.column(f"{DIFF}_r"))
-    joined = joined.drop_columns([f"{DIFF}_r", *(c for c in ("__cross", "__cross_r") if c in joined.column_names)])
+    joined = joined.drop_columns([f"{DIFF}_r"])
     return joined.set_column(joined.schema.get_field_index(DIFF), DIFF, diff)
 
 

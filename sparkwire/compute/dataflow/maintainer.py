@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 
 from sparkwire import errors
+from sparkwire.compute.controller import NoReplicas
 from sparkwire.compute.dataflow.dataflow import Dataflow
 from sparkwire.compute.dataflow.plan import Maintenance
 from sparkwire.storage import Snapshot, Storage
@@ -117,9 +118,7 @@ class Maintained:
     def _targets(self) -> Iterator[Snapshot]:
         """The snapshots to bring the contents to next: each commit that changed an input, or the latest."""
         latest = self._storage.snapshot()
-        if (
-            self.obj.tick_seconds is not None
-        ):  # mz_now() is the snapshot's timestamp: read at now, not at the last commit
+        if self.obj.tick_seconds is not None:  # mz_now() is the snapshot's timestamp: now, not the last commit
             yield self._storage.snapshot(max(latest.ts, int(time.time() * 1000) - 1))
             return
         if not self._history or self._dataflow is None:
@@ -169,7 +168,7 @@ class Maintained:
                         return
                     self._advance(snapshot)
             except Exception as exc:
-                paused = "replica" in str(exc)
+                paused = isinstance(exc, NoReplicas)
                 if not paused:
                     log.warning("maintaining %s failed", self.obj.id, exc_info=True)
                 with self._cond:

@@ -60,6 +60,7 @@ class Reduction:
         self._groups: dict[Key, _State] = {}
         self._rows: dict[Key, tuple[Any, ...]] = {}
         self._table: pa.Table | None = None
+        self._extreme_aggregates = [j for j, a in enumerate(reduce.aggregates) if a.kind in ("min", "max")]
         if not reduce.grouped:
             self._groups[()] = _State(len(reduce.aggregates))
             self._render(())
@@ -100,7 +101,7 @@ class Reduction:
         inserts_only = pc.min(batch.column(DIFF)).as_py() > 0
         keys, aggs, table = self._aggregate_columns(batch, inserts_only)
         grouped = table.group_by(keys, use_threads=False).aggregate(aggs)
-        extremes = [j for j, a in enumerate(self._reduce.aggregates) if a.kind in ("min", "max")]
+        extremes = self._extreme_aggregates
         plus = minus = None
         if extremes:
             plus = self._extremes(batch if inserts_only else batch.filter(pc.greater(batch.column(DIFF), 0)), extremes)
@@ -146,7 +147,7 @@ class Reduction:
         self, key: Key, state: _State, j: int, plus: dict[Key, list[Any]] | None, minus: dict[Key, list[Any]] | None
     ) -> set[Key]:
         agg = self._reduce.aggregates[j]
-        slot = [i for i, a in enumerate(self._reduce.aggregates) if a.kind in ("min", "max")].index(j)
+        slot = self._extreme_aggregates.index(j)
         better = min if agg.kind == "min" else max
         retracted = (minus or {}).get(key, [None] * (slot + 1))[slot]
         inserted = (plus or {}).get(key, [None] * (slot + 1))[slot]
@@ -163,7 +164,7 @@ class Reduction:
     def set_extremes(self, batch: pa.Table, groups: Iterable[Key]) -> None:
         """The min / max of `groups` from `batch`, the whole input (every row +1)."""
         wanted = set(groups)
-        extremes = [j for j, a in enumerate(self._reduce.aggregates) if a.kind in ("min", "max")]
+        extremes = self._extreme_aggregates
         found = self._extremes(batch, extremes)
         for key in wanted:
             state = self._groups.get(key)
