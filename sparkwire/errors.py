@@ -374,3 +374,18 @@ class InvalidTableDefinition(PgError):
 # Appended by planner/rbac: DROP ROLE of the session's own role
 class ObjectInUse(PgError):
     sqlstate = "55006"
+
+
+# Appended by the translators: an error PostgreSQL raises for a value, raised by the engine itself
+# (Spark's raise_error, DuckDB's error()) as '<RAISED_MARKER><SQLSTATE>:<message>'; each engine's error mapper
+# turns that text back into the error (engine/spark_errors.py, engine/duckdb_errors.py).
+RAISED_MARKER = "sparkwire-sqlstate:"
+
+
+def raised(text: str) -> PgError | None:
+    """The error a translator's raise carried in `text`, or None when `text` carries none."""
+    _, marker, rest = text.partition(RAISED_MARKER)
+    if not marker:
+        return None
+    sqlstate, _, message = rest.partition(":")
+    return PgError.for_sqlstate(sqlstate)(message.splitlines()[0] if message else message, sqlstate=sqlstate)

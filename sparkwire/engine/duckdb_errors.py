@@ -53,6 +53,25 @@ def _udf_error(m: re.Match[str]) -> e.PgError:
     return e.InvalidParameterValue(m.group(2).strip())
 
 
+_INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+_NUMERIC_TEXT = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
+
+
+def _integer_input(m: re.Match[str]) -> e.PgError:
+    """Digits DuckDB could not hold are out of the type's range (22003), anything else bad input (22P02)."""
+    text, name = m.group(1), _pg_type(m.group(2))
+    if _INTEGER_TEXT.fullmatch(text):
+        return e.NumericValueOutOfRange(f'value "{text}" is out of range for type {name}')
+    return e.InvalidTextRepresentation(f'invalid input syntax for type {name}: "{text}"')
+
+
+def _numeric_input(m: re.Match[str]) -> e.PgError:
+    """A number too wide for a numeric(p, s) is 22003, anything else bad input (22P02)."""
+    if _NUMERIC_TEXT.fullmatch(m.group(1)):
+        return e.NumericValueOutOfRange("numeric field overflow")
+    return e.InvalidTextRepresentation(f'invalid input syntax for type numeric: "{m.group(1)}"')
+
+
 _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
     (kind, re.compile(pattern, re.S), builder)
     for kind, pattern, builder in (
@@ -141,12 +160,19 @@ _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
                 f"operator does not exist: {_pg_type(m.group(1))} = {_pg_type(m.group(2).rstrip(' -'))}"
             ),
         ),
+        ("ConversionException", r"Could not convert string '(.*?)' to (INT\d+)", _integer_input),
         (
             "ConversionException",
             r"Could not convert string '(.*?)' to (\w+)",
             lambda m: e.InvalidTextRepresentation(
                 f'invalid input syntax for type {_pg_type(m.group(2))}: "{m.group(1)}"'
             ),
+        ),
+        ("ConversionException", r'Could not convert string "(.*?)" to DECIMAL', _numeric_input),
+        (
+            "ConversionException",
+            r'Casting value "(.*?)" to type DECIMAL\(\d+,\d+\) failed: value is out of range',
+            lambda m: e.NumericValueOutOfRange("numeric field overflow"),
         ),
         (
             "ConversionException",
@@ -259,8 +285,12 @@ def _kind_from_message(message: str) -> str:
 
 
 def map_duckdb_error(exc: Exception) -> e.PgError:
-    """`exc`: a duckdb.Error, or an OSError/ArrowException carrying a DuckDB error from a batch reader."""
+    """`exc`: a duckdb.Error, or an OSError/ArrowException carrying a DuckDB error from a batch reader. A
+    translator's `error('<RAISED_MARKER><SQLSTATE>:<message>')` is that error."""
     message = str(exc)
+    carried = e.raised(message)
+    if carried is not None:
+        return carried
     kind = type(exc).__name__
     if not kind.endswith("Exception") or kind in ("ArrowException", "ArrowInvalid"):
         kind = _kind_from_message(message)

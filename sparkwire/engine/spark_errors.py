@@ -108,16 +108,13 @@ def _grouping(p: Params) -> errors.PgError:
 
 # The translator's raise_error('<marker><SQLSTATE>:<message>') for a value PostgreSQL refuses (planner/translate/
 # spark_math.py): Spark's USER_RAISED_EXCEPTION carrying it becomes that SQLSTATE and message.
-RAISED_MARKER = "sparkwire-sqlstate:"
+RAISED_MARKER = errors.RAISED_MARKER
 
 
 def _raised(p: Params) -> errors.PgError:
     text = p.get("errorMessage", "")
-    _, marker, rest = text.partition(RAISED_MARKER)
-    if not marker:
-        return errors.PgError.for_sqlstate("P0001")(text or "raised exception", sqlstate="P0001")
-    sqlstate, _, message = rest.partition(":")
-    return errors.PgError.for_sqlstate(sqlstate)(message, sqlstate=sqlstate)
+    found = errors.raised(text)
+    return found or errors.PgError.for_sqlstate("P0001")(text or "raised exception", sqlstate="P0001")
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """One query per class of disagreement the differential suite found and the Spark translation fixes
 (planner/translate/spark_math.py, spark_text.py, spark_typecheck.py, spark_aggregates.py, spark_datetime.py,
-spark_rules.py), run on the session's PostgreSQL 15 oracle and sparkwire over the shared schema and compared as the
-suite compares (bench/differential.py): same column types, same text of every value, or the same SQLSTATE."""
+spark_rules.py) or the DuckDB translation of constant queries fixes (translate/duckdb_rules/), run on the session's
+PostgreSQL 15 oracle and sparkwire over the shared schema and compared as the suite compares
+(bench/differential.py): same column types, same text of every value, or the same SQLSTATE."""
 
 from __future__ import annotations
 
@@ -28,6 +29,11 @@ CLASSES = {
     "varchar(n) and char(n) casts truncate": "SELECT id, w::varchar(4), note::char(3) FROM words ORDER BY id",
     "left/right with a negative count": "SELECT id, left(w, -2), right(w, -2) FROM words ORDER BY id",
     "to_hex is lower case": "SELECT id, to_hex(id * 255) FROM words ORDER BY id",
+    "functions neither engine has: every, quote_*, width_bucket, scale, regexp_match (translate/functions/)": (
+        "SELECT every(id > 0), min(quote_ident(w) || quote_literal(note) || quote_nullable(lang)), "
+        "max(width_bucket(id, 0, 20, 3)), max((regexp_match(w, '(p+)(l)?'))[1]) FROM words"
+    ),
+    "scale and min_scale of a numeric": "SELECT id, scale(n2), min_scale(n4) FROM nums ORDER BY id",
     "case-insensitive regular expression match ~* and !~*": (
         "SELECT id, w ~* '^a', w !~* 'E' FROM words ORDER BY id"
     ),
@@ -58,6 +64,16 @@ CLASSES = {
     "a scalar subquery of several rows is 21000 (a job's failure found in its Java cause)": (
         "SELECT words.id AS k, (SELECT e.id FROM emp e) AS s FROM words ORDER BY k"
     ),
+    # constant queries, answered by DuckDB (planner/translate/duckdb_rules/)
+    "constant: a math domain error is Spark's rule (2201E)": "SELECT 1 + ln(-1.5)",
+    "constant: an integer's input syntax (22P02)": "SELECT '7.0'::smallint",
+    "constant: an integer input out of range (22003)": "SELECT bigint '9223372036854775808'",
+    "constant: a float input out of range (22003)": "SELECT '-2e308'::float8",
+    "constant: numeric(p, s) overflow (22003)": "SELECT 99999.9::numeric(4,1)",
+    "constant: boolean input words": "SELECT 'of'::boolean, ' Y '::boolean, bool 'TR', 'on'::boolean",
+    "constant: an interval divided by a number": "SELECT interval '3 months 2 days' / 4, interval '90 minutes' / 2.5",
+    "constant: an interval divided by zero (22012)": "SELECT interval '1 day' / (2 - 2)",
+    "constant: varchar(n) and char(n) casts truncate": "SELECT 'hello'::varchar(2), 'hello'::char(3)",
 }
 
 

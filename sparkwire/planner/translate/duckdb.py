@@ -7,7 +7,8 @@ applied over the whole tree, then sqlglot's DuckDB generator prints it. Engine s
 semantics for integer `/`, NULL ordering and division by zero (see engine/duckdb.py), so the transforms here cover
 what settings cannot: session information functions (current_user, version(), current_setting, set_config, pg_sleep,
 pg_backend_pid, …), catalog relations, functions and casts (introspection/rewrite.py), LIKE's default backslash
-escape (like_escape.py) and typed parameters (`$n` becomes `CAST($n AS <type>)` so DuckDB binds values with the
+escape (like_escape.py), PostgreSQL's value semantics where DuckDB's differ (duckdb_rules/: errors, literal input,
+interval division) and typed parameters (`$n` becomes `CAST($n AS <type>)` so DuckDB binds values with the
 inferred PostgreSQL type).
 """
 
@@ -29,6 +30,8 @@ from sparkwire.pgtypes import decode_param
 from sparkwire.planner.bind.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb_numeric import pg_numerics
+from sparkwire.planner.translate.duckdb_rules import pg_semantics
+from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes
 from sparkwire.planner.translate.mz_now import (
@@ -399,10 +402,11 @@ def to_duckdb(
     user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
     among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
     # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
-    out = tree.copy()
+    out = lower_functions(tree.copy())  # functions neither engine has (translate/functions/lowering.py)
     if mentions_mz_time(tree):  # and `x::mz_timestamp` as the engine's mz_timestamp type
         out = with_mz_timestamp_casts(with_read_ts(out, MZ_NOW_DESCRIBE_TS, "duckdb", columns), "duckdb", columns)
     pg_numerics(out, columns or {}, results_as_text)
+    out = pg_semantics(out)
     for transform in TRANSFORMS:
         out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy
     if duck_param_types:

@@ -1,0 +1,73 @@
+"""The input syntax of typed string literals, as PostgreSQL reads them: `'42'::int`, `int4 '42'`, `bool 'on'`.
+
+Contract: `literal_inputs(tree)` reads every cast of a string literal to an integer type, a float type or boolean
+with PostgreSQL 15's input function, at plan time as PostgreSQL does (it converts a typed literal while it parses
+the statement): an integer is optional spaces, a sign and decimal digits (`'42.5'`, `'0x10'`: 22P02; out of the
+type's range: 22003); a float out of range is 22003; a boolean is a prefix of true/false/yes/no/on/off or 1/0,
+any case, spaces around (else 22P02) and becomes that boolean. DuckDB rounds `'42.5'::int`, reads hex, answers
+`'1e400'::float8` with Infinity and knows no `'on'`/`'off'`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from sqlglot import exp
+
+from sparkwire import errors as e
+
+_INTEGERS = {
+    exp.DType.SMALLINT: ("smallint", 16),
+    exp.DType.INT: ("integer", 32),
+    exp.DType.BIGINT: ("bigint", 64),
+}
+_FLOATS = {exp.DType.FLOAT: "real", exp.DType.DOUBLE: "double precision"}
+_FLOAT_MAX = {exp.DType.FLOAT: 3.4028235e38, exp.DType.DOUBLE: math.inf}
+_INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*")
+_INFINITE = re.compile(r"\s*[+-]?inf(inity)?\s*", re.I)
+
+
+def _integer(text: str, kind: exp.DType) -> None:
+    name, bits = _INTEGERS[kind]
+    if not _INTEGER_TEXT.fullmatch(text):
+        raise e.InvalidTextRepresentation(f'invalid input syntax for type {name}: "{text}"')
+    if not -(2 ** (bits - 1)) <= int(text) < 2 ** (bits - 1):
+        raise e.NumericValueOutOfRange(f'value "{text}" is out of range for type {name}')
+
+
+def _float(text: str, kind: exp.DType) -> None:
+    try:
+        value = float(text)
+    except ValueError:
+        return  # DuckDB refuses it too (22P02), or reads NaN as PostgreSQL does
+    if (math.isinf(value) or abs(value) > _FLOAT_MAX[kind]) and not _INFINITE.fullmatch(text):
+        raise e.NumericValueOutOfRange(f'"{text.strip()}" is out of range for type {_FLOATS[kind]}')
+
+
+def boolean_input(text: str) -> bool:
+    """PostgreSQL's boolin: a prefix of true/false/yes/no, of on/off from two letters, or 1/0 (spaces around)."""
+    word = text.strip().lower()
+    for words, value in ((("true", "yes"), True), (("false", "no"), False), (("on",), True), (("off",), False)):
+        short = 2 if words[0].startswith("o") else 1
+        if len(word) >= short and any(w.startswith(word) for w in words):
+            return value
+    if word in ("1", "0"):
+        return word == "1"
+    raise e.InvalidTextRepresentation(f'invalid input syntax for type boolean: "{text}"')
+
+
+def literal_inputs(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not (isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string):
+            return node
+        text, kind = node.this.this, node.to.this
+        if kind in _INTEGERS:
+            _integer(text, kind)
+        elif kind in _FLOATS:
+            _float(text, kind)
+        elif kind == exp.DType.BOOLEAN:
+            return exp.Boolean(this=boolean_input(text))
+        return node
+
+    return tree.transform(rewrite, copy=False)

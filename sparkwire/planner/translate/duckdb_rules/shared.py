@@ -1,0 +1,38 @@
+"""Rules of the Spark translation that hold on DuckDB as written: one decision for both routes.
+
+Contract: `SHARED_RULES` is an ordered tuple of pure rules `rule(tree) -> tree` over a PostgreSQL-parsed sqlglot
+tree (no type annotation needed). Each is a Spark rule applied as is, then `duckdb_raises` turns the Spark
+`raise_error('<marker><SQLSTATE>:<message>')` those rules build into DuckDB's `error(...)` with the same text, which
+engine/duckdb_errors.py maps back to the SQLSTATE and message:
+
+- domain_errors (spark_math.py): sqrt of a negative number 2201F, ln/log of zero or a negative number 2201E, a
+  negative number to a non-integer power and zero to a negative power 2201F (DuckDB answers NaN or ±Infinity)
+- char_casts (spark_text.py): `x::varchar(n)` / `x::char(n)` keep the first n characters, char(n) pads (DuckDB
+  ignores the length)
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.errors import RAISED_MARKER
+from sparkwire.planner.translate.spark_math import Rule, domain_errors
+from sparkwire.planner.translate.spark_text import char_casts
+
+
+def duckdb_raises(tree: exp.Expr) -> exp.Expr:
+    """raise_error('<marker>…') → error('<marker>…'): only calls a translator built (users cannot call raise_error:
+    the function allowlist)."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not (isinstance(node, exp.Anonymous) and node.name.lower() == "raise_error" and len(node.expressions) == 1):
+            return node
+        text = node.expressions[0]
+        if isinstance(text, exp.Literal) and text.is_string and text.this.startswith(RAISED_MARKER):
+            return exp.Anonymous(this="error", expressions=[text.copy()])
+        return node
+
+    return tree.transform(rewrite, copy=False)
+
+
+SHARED_RULES: tuple[Rule, ...] = (domain_errors, char_casts, duckdb_raises)
