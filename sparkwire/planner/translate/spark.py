@@ -34,6 +34,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
+from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
 from sparkwire.planner.translate.spark_rules import EARLY_RULES, RULES
@@ -170,7 +171,7 @@ def to_spark_sql(
     client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py)."""
     names = postgres_column_names(expression)
     _check_supported(expression)
-    tree = expression.copy()
+    tree = lower_functions(expression.copy())  # functions neither engine has (translate/functions/lowering.py)
     for rule in EARLY_RULES:
         tree = rule(tree)
     tree = _annotated(tree, schema)

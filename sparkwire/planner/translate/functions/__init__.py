@@ -1,0 +1,6 @@
+"""PostgreSQL functions neither engine has under PostgreSQL's name.
+
+- lowering.py: PostgreSQL-level rewrites applied by both translators (translate/duckdb.py, translate/spark.py)
+  before their own rules: a function DuckDB and Spark both lack becomes sqlglot nodes both generators print
+  (every, quote_ident, quote_literal, quote_nullable, width_bucket, scale, min_scale, regexp_match).
+"""

@@ -1,0 +1,222 @@
+"""PostgreSQL functions neither DuckDB nor Spark has, lowered into expressions both translators print.
+
+Contract: `lower_functions(tree)` rewrites a PostgreSQL-parsed sqlglot tree in place and returns it; both
+translators call it first (translate/duckdb.py `to_duckdb`, translate/spark.py `to_spark_sql`), so the DuckDB
+description of a query over user tables and its Spark values come from the same expression. Each rule builds
+sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, Case, Replace, RegexpExtract, …):
+
+- every(x) → bool_and(x);
+- quote_literal(x) → x as text between single quotes, quotes doubled, and with an E prefix and doubled
+  backslashes when it has a backslash (PostgreSQL's quote_literal); quote_nullable(x) → 'NULL' for NULL;
+  quote_ident(x) → x bare when it is lower-case ASCII letters, digits and `_` (no leading digit) and no keyword but
+  an unreserved one, else double-quoted with quotes doubled;
+- width_bucket(x, low, high, count) → PostgreSQL's float8 bucket arithmetic as a CASE: 0 below the range,
+  count + 1 above it (the bounds may be given in either order); an integer;
+- scale(x) → the number of digits after the point in x's text, min_scale(x) → the same without trailing zeros;
+  integers (PostgreSQL prints a numeric with its display scale, so its text is the scale);
+- regexp_match(s, pattern) with a written pattern (and no flags, or 'i'): NULL without a match, else the array
+  of its capture groups (of the whole match when the pattern has none); each group one regexp_extract.
+Calls these rules cannot express (another arity, a pattern that is not a literal, other flags) are left as
+written and fail as before (42883).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from sparkwire.catalog.relations.pg_keywords import KEYWORDS
+
+Lowering = Callable[[list[exp.Expr]], exp.Expr | None]
+_QUOTED_KEYWORDS = frozenset(word for word, catcode, _ in KEYWORDS if catcode != "U")  # as quote_ident quotes
+
+
+def _text(node: exp.Expr) -> exp.Expr:
+    return node if isinstance(node, exp.Literal) and node.is_string else exp.cast(node, "text")
+
+
+def _string(value: str) -> exp.Literal:
+    return exp.Literal.string(value)
+
+
+def _concat(*parts: exp.Expr) -> exp.Expr:
+    out = parts[0]
+    for part in parts[1:]:
+        out = exp.DPipe(this=out, expression=part)
+    return out
+
+
+def _quote_literal(args: list[exp.Expr]) -> exp.Expr | None:
+    if len(args) != 1:
+        return None
+    value = _text(args[0])
+    quotes_doubled = exp.Replace(this=value.copy(), expression=_string("'"), replacement=_string("''"))
+    both_doubled = exp.Replace(
+        this=exp.Replace(this=value.copy(), expression=_string("\\"), replacement=_string("\\\\")),
+        expression=_string("'"),
+        replacement=_string("''"),
+    )
+    has_backslash = exp.GT(this=exp.StrPosition(this=value.copy(), substr=_string("\\")), expression=_number(0))
+    return exp.Paren(
+        this=exp.Case(
+            ifs=[exp.If(this=has_backslash, true=_concat(_string("E'"), both_doubled, _string("'")))],
+            default=_concat(_string("'"), quotes_doubled, _string("'")),
+        )
+    )
+
+
+def _quote_ident(args: list[exp.Expr]) -> exp.Expr | None:
+    if len(args) != 1:
+        return None
+    value = _text(args[0])
+    plain = exp.and_(
+        exp.RegexpLike(this=value.copy(), expression=_string("^[a-z_][a-z0-9_]*\\z")),
+        exp.not_(exp.In(this=value.copy(), expressions=[_string(word) for word in sorted(_QUOTED_KEYWORDS)])),
+    )
+    quoted = _concat(
+        _string('"'), exp.Replace(this=value.copy(), expression=_string('"'), replacement=_string('""')), _string('"')
+    )
+    return exp.Paren(this=exp.Case(ifs=[exp.If(this=plain, true=value.copy())], default=quoted))
+
+
+def _quote_nullable(args: list[exp.Expr]) -> exp.Expr | None:
+    quoted = _quote_literal(args)
+    return exp.Coalesce(this=quoted, expressions=[_string("NULL")]) if quoted is not None else None
+
+
+def _number(value: int) -> exp.Expr:
+    return exp.Literal.number(value)
+
+
+def _double(node: exp.Expr) -> exp.Expr:
+    return exp.cast(node.copy(), "double precision")
+
+
+def _bucket(count: exp.Expr, offset: exp.Expr, span: exp.Expr) -> exp.Expr:
+    """(int) (count * (offset / span)), at most count - 1, plus one: PostgreSQL's width_bucket_float8."""
+    fraction = exp.Div(this=exp.Paren(this=offset), expression=exp.Paren(this=span))
+    whole = exp.cast(exp.Floor(this=exp.Mul(this=_double(count), expression=exp.Paren(this=fraction))), "int")
+    return exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=whole, expression=count.copy()), true=count.copy())],
+        default=exp.Add(this=whole.copy(), expression=_number(1)),
+    )
+
+
+def _width_bucket(node: exp.WidthBucket) -> exp.Expr | None:
+    value, low, high, count = (node.args.get(k) for k in ("this", "min_value", "max_value", "num_buckets"))
+    if not all(isinstance(a, exp.Expr) for a in (value, low, high, count)) or node.args.get("threshold"):
+        return None
+    assert isinstance(value, exp.Expr) and isinstance(low, exp.Expr)
+    assert isinstance(high, exp.Expr) and isinstance(count, exp.Expr)
+    x, lo, hi = _double(value), _double(low), _double(high)
+    above = exp.Add(this=count.copy(), expression=_number(1))
+    rising = exp.Case(
+        ifs=[
+            exp.If(this=exp.LT(this=x.copy(), expression=lo.copy()), true=_number(0)),
+            exp.If(this=exp.GTE(this=x.copy(), expression=hi.copy()), true=above.copy()),
+        ],
+        default=_bucket(
+            count, exp.Sub(this=x.copy(), expression=lo.copy()), exp.Sub(this=hi.copy(), expression=lo.copy())
+        ),
+    )
+    falling = exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=x.copy(), expression=lo.copy()), true=_number(0)),
+            exp.If(this=exp.LTE(this=x.copy(), expression=hi.copy()), true=above.copy()),
+        ],
+        default=_bucket(
+            count, exp.Sub(this=lo.copy(), expression=x.copy()), exp.Sub(this=lo.copy(), expression=hi.copy())
+        ),
+    )
+    return exp.Paren(
+        this=exp.Case(
+            ifs=[
+                exp.If(this=exp.LT(this=lo.copy(), expression=hi.copy()), true=rising),
+                exp.If(this=exp.GT(this=lo.copy(), expression=hi.copy()), true=falling),
+            ]
+        )
+    )
+
+
+def _fraction_digits(value: exp.Expr) -> exp.Expr:
+    return exp.Anonymous(this="split_part", expressions=[exp.cast(value.copy(), "text"), _string("."), _number(2)])
+
+
+def _scale(args: list[exp.Expr]) -> exp.Expr | None:
+    if len(args) != 1:
+        return None
+    return exp.cast(exp.Length(this=_fraction_digits(args[0])), "int")
+
+
+def _min_scale(args: list[exp.Expr]) -> exp.Expr | None:
+    if len(args) != 1:
+        return None
+    trimmed = exp.Trim(this=_fraction_digits(args[0]), expression=_string("0"), position="TRAILING")
+    return exp.cast(exp.Length(this=trimmed), "int")
+
+
+def capture_groups(pattern: str) -> int:
+    """The capturing groups of a regular expression: `(` outside brackets, not escaped, not `(?`."""
+    groups, i, in_bracket = 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_bracket:
+            in_bracket = ch != "]"
+        elif ch == "[":
+            in_bracket = True
+            if pattern[i + 1 : i + 2] == "]":
+                i += 1
+        elif ch == "(" and pattern[i + 1 : i + 2] != "?":
+            groups += 1
+        i += 1
+    return groups
+
+
+def _regexp_match(args: list[exp.Expr]) -> exp.Expr | None:
+    if len(args) not in (2, 3) or not (isinstance(args[1], exp.Literal) and args[1].is_string):
+        return None
+    pattern = args[1].name
+    if len(args) == 3:
+        flags = args[2]
+        if not (isinstance(flags, exp.Literal) and flags.is_string and flags.name in ("", "i")):
+            return None
+        pattern = ("(?i)" if flags.name else "") + pattern
+    regex = _string(pattern)
+    groups = capture_groups(args[1].name)
+    extracts = [
+        exp.RegexpExtract(this=args[0].copy(), expression=regex.copy(), group=_number(g))
+        for g in (range(1, groups + 1) if groups else [0])
+    ]
+    matches = exp.RegexpLike(this=args[0].copy(), expression=regex.copy())
+    return exp.Paren(this=exp.Case(ifs=[exp.If(this=matches, true=exp.Array(expressions=extracts))]))
+
+
+_BY_NAME: dict[str, Lowering] = {
+    "every": lambda args: exp.LogicalAnd(this=args[0]) if len(args) == 1 else None,
+    "quote_ident": _quote_ident,
+    "quote_literal": _quote_literal,
+    "quote_nullable": _quote_nullable,
+    "scale": _scale,
+    "min_scale": _min_scale,
+    "regexp_match": _regexp_match,
+}
+
+
+def _lower(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.WidthBucket):
+        return _width_bucket(node) or node
+    if isinstance(node, exp.Anonymous):
+        lowering = _BY_NAME.get(node.name.lower())
+        lowered = lowering(list(node.expressions)) if lowering is not None else None
+        return lowered if lowered is not None else node
+    return node
+
+
+def lower_functions(tree: exp.Expr) -> exp.Expr:
+    if not any(isinstance(n, exp.WidthBucket | exp.Anonymous) for n in tree.walk()):
+        return tree
+    return tree.transform(_lower, copy=False)
