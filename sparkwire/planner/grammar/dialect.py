@@ -8,7 +8,8 @@ Identifiers named `oid` (pg_catalog columns) still parse as identifiers. Arrays 
 the ObjectIdentifier. An interval literal of several parts keeps them all (`INTERVAL '1 day 02:03:04'`; sqlglot
 keeps only `'1' DAY` when one "number unit" pair is found in a longer string), spelled in unit words both engines
 read (`'1 days 7384 seconds'`: the same days and microseconds, which is what PostgreSQL keeps and prints).
-Keywords stand as column labels where PostgreSQL lets them (labels.py).
+Keywords stand as column labels where PostgreSQL lets them (labels.py). An EXTRACT written `date_part(…)` carries
+`meta[DATE_PART]` (the two differ only in their result type).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from sqlglot.tokenizer_core import Token, TokenType
 from sparkwire.errors import InvalidDatetimeFormat
 from sparkwire.pgtypes.interval import parse_interval
 from sparkwire.planner.grammar.labels import relabel
+
+DATE_PART = "date_part"  # meta key of an Extract node written date_part(field, source)
 
 
 class PG(Postgres):
@@ -59,6 +62,11 @@ class PG(Postgres):
                 interval.set("unit", None)
                 interval.set("fraction_in_string", None)
             return interval
+
+        def _parse_date_part(self) -> exp.Expr:
+            parsed = super()._parse_date_part()
+            parsed.meta[DATE_PART] = True  # date_part() is double precision where EXTRACT is numeric
+            return parsed
 
     class Generator(PostgresGenerator):
         TYPE_MAPPING: ClassVar = {**PostgresGenerator.TYPE_MAPPING, exp.DataType.Type.UINT: "OID"}
