@@ -24,6 +24,11 @@ _FIRST_AD_MICROS = _FIRST_AD_DAY * _calendar.MICROS_PER_DAY
 _LAST_PLAIN_MICROS = 2932896 * _calendar.MICROS_PER_DAY  # 10000-01-01: Arrow's string cast stops at 9999
 _LATE_MICROS = 2145916800 * 1_000_000  # 2038-01-01
 _TRAILING_ZEROS = r"\.?0+$"
+_UTC_SUFFIX = pa.scalar(b"+00", _wire.BINARY)
+# Zones whose UTC offset is always zero: timestamptz text in them needs no zone arithmetic.
+ZERO_OFFSET_ZONES = frozenset(
+    {"UTC", "Etc/UTC", "GMT", "Etc/GMT", "UCT", "Etc/UCT", "Universal", "Etc/Universal", "Zulu", "Etc/Zulu"}
+)
 
 
 def _strip_fraction(text: pa.Array) -> pa.Array:
@@ -87,6 +92,8 @@ def encode_timestamptz(arr: pa.Array, options: EncodeOptions) -> pa.Array:
     if pa.types.is_date(arr.type):
         arr = arr.cast(pa.timestamp("us"))
     arr = _micros(arr)
+    if options.timezone in ZERO_OFFSET_ZONES:
+        return _utc_timestamptz(arr)
     utc = _to_int(arr, pa.int64())
     sentinel = (utc == _calendar.INT64_MAX) | (utc <= -_calendar.INT64_MAX)
     safe_utc = pa.array(np.where(sentinel, 0, utc), pa.int64()).cast(pa.timestamp("us", options.timezone))
@@ -108,6 +115,28 @@ def encode_timestamptz(arr: pa.Array, options: EncodeOptions) -> pa.Array:
         [pa.array(np.where(sentinel, utc, local)), pa.array(np.where(sentinel, 0, offsets))], ["micros", "offset"]
     )
     return _wire.patch(text, rare, pairs, _spell_timestamptz)
+
+
+def _utc_timestamptz(arr: pa.Array) -> pa.Array:
+    """timestamptz text in a zone whose offset is always zero: no zone arithmetic, a constant `+00` (the session
+    default; a few pyarrow calls, where the general path takes a dozen — their fixed costs dominate small results
+    such as pg_stat_activity's, issue 14)."""
+    utc = np.frombuffer(arr.buffers()[1], np.int64, len(arr), arr.offset * 8)  # NULL slots hold any value
+    rare = ((utc < _FIRST_AD_MICROS) | (utc >= _LAST_PLAIN_MICROS)) & _wire.valid_mask(arr)
+    plain = pa.Array.from_buffers(pa.timestamp("us"), len(arr), [None, arr.buffers()[1]], 0, arr.offset)
+    if rare.any():
+        plain = pa.array(np.where(rare, 0, utc), pa.timestamp("us"))
+    text = _strip_fraction(_wire.as_binary(pc.cast(plain, pa.string())))
+    text = _wire.with_nulls_of(_wire.join([text, _UTC_SUFFIX]), arr)
+    return _wire.patch(text, rare, arr.cast(pa.int64()), spell_timestamptz_utc)
+
+
+def spell_timestamptz_utc(value: object) -> bytes:
+    """One timestamptz (µs since 1970, an int) in a zone whose offset is always zero."""
+    assert isinstance(value, int)
+    if value == _calendar.INT64_MAX or value <= -_calendar.INT64_MAX:
+        return _calendar.format_timestamp(value).encode()
+    return _calendar.format_timestamp(value, 0).encode()
 
 
 def _offset_after_2037(micros: int, zone: str) -> int:

@@ -78,3 +78,51 @@ def test_booleans_and_all_null_columns(fmt: int) -> None:
 def test_zero_columns() -> None:
     batch = pa.RecordBatch.from_pydict({"a": list(range(SMALL_BATCH))}).select([])
     assert_small_equals_vectorized(batch, [], [])
+
+
+_CALENDAR_MICROS = [
+    None,
+    0,
+    1,
+    -1,
+    1_764_000_000_123_000,
+    -62135596800000000 - 1,  # the last µs of 1 BC
+    253402300800000000,  # 10000-01-01: past Arrow's string cast
+    2**63 - 1,  # DuckDB's infinity
+    -(2**63 - 1),  # and -infinity
+]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Etc/GMT-0", "Asia/Kolkata"])
+def test_calendar_values_small_equals_vectorized(zone: str) -> None:
+    """Dates, timestamps and timestamptz spelled per value (small batches; timestamptz in zero-offset zones) equal
+    the column encoders, BC years, year 10000, infinities, NULLs and sliced arrays included."""
+    micros = pa.array(_CALENDAR_MICROS * 2, pa.int64())
+    days = pa.array([None, 0, -1, 2932896, -719163, 2**31 - 1, -(2**31 - 1), 20000] * 2, pa.int32())
+    batch = pa.RecordBatch.from_arrays(
+        [
+            micros.cast(pa.timestamp("us")),
+            micros.cast(pa.timestamp("us", "UTC")),
+            pa.concat_arrays([days, days.slice(0, 2)]).cast(pa.date32()),
+        ],
+        ["ts", "tstz", "d"],
+    )
+    options = EncodeOptions(timezone=zone)
+    vectorized = encode_data_rows(batch, [1114, 1184, 1082], [0, 0, 0], options)
+    oids, formats = [1114, 1184, 1082], [0, 0, 0]
+    one_by_one = b"".join(encode_data_rows(batch.slice(i, 1), oids, formats, options) for i in range(18))
+    assert one_by_one == vectorized
+    assert all(text in vectorized for text in (b"-infinity", b" BC", b"10000-01-01", b".123"))
+
+
+def test_zero_offset_shortcut_equals_the_zone_arithmetic() -> None:
+    """timestamptz in UTC takes a shortcut without zone arithmetic; Etc/GMT-0 (also always +00, not in the
+    shortcut's list) takes the general path: the texts must be identical."""
+    from sparkwire.pgtypes.text_datetime import encode_timestamptz
+
+    arr = pa.array(_CALENDAR_MICROS, pa.int64()).cast(pa.timestamp("us", "UTC"))
+    for part in (arr, arr.slice(2), arr.slice(1, 4)):
+        shortcut = encode_timestamptz(part, EncodeOptions(timezone="UTC")).to_pylist()
+        general = encode_timestamptz(part, EncodeOptions(timezone="Etc/GMT-0")).to_pylist()
+        assert shortcut == general
+    assert b"1970-01-01 00:00:00.000001+00" in encode_timestamptz(arr, EncodeOptions()).to_pylist()
