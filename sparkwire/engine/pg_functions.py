@@ -5,6 +5,9 @@ Contract:
   scale (pgtypes/numeric_ops.py), NULL for a NULL argument, 22012 for division by zero. Registered on DuckDB by
   `install_duckdb` and on Spark by `install_spark` (a Python UDF: run by Spark's Python workers, which must be able
   to import sparkwire — true for the embedded `local[*]`; a cluster's workers need the package installed).
+- `NUMERIC_SPREAD = "sw_numeric_spread"` (Spark only): `sw_numeric_spread(count, sum(x), sum(x·x), kind)` is
+  PostgreSQL's numeric variance or stddev (`kind`: var_samp, var_pop, stddev_samp, stddev_pop) as exact text
+  (pgtypes/numeric_ops.numeric_spread_text).
 - DuckDB macros (`install_duckdb`), chosen by the argument's type where PostgreSQL's result type depends on it:
   `sw_sum(x)` is bigint for smallint / integer arguments and numeric for bigint (DuckDB: HUGEINT for all);
   `sw_avg(x)` of integers is numeric (DECIMAL(38, 16)) and `sw_avg_text(x)` the exact text PostgreSQL prints
@@ -19,9 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sparkwire.pgtypes.numeric_ops import numeric_div_text
+from sparkwire.pgtypes.numeric_ops import numeric_div_text, numeric_spread_text
 
 NUMERIC_DIV = "sw_numeric_div"
+NUMERIC_SPREAD = "sw_numeric_spread"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -72,7 +76,12 @@ def install_duckdb(db: Any) -> None:
         db.execute(macro)
 
 
+def _numeric_spread(count: object, sum_x: object, sum_x2: object, kind: str) -> str | None:
+    return numeric_spread_text(count, sum_x, sum_x2, kind)
+
+
 def install_spark(spark: Any) -> None:
     from pyspark.sql.types import StringType
 
     spark.udf.register(NUMERIC_DIV, _numeric_div, StringType())
+    spark.udf.register(NUMERIC_SPREAD, _numeric_spread, StringType())

@@ -83,3 +83,32 @@ def numeric_div_text(a: object, b: object) -> str | None:
     if a is None or b is None:
         return None
     return spell(numeric_div(_parse(a), _parse(b)))
+
+
+SPREADS = ("var_samp", "var_pop", "stddev_samp", "stddev_pop")
+
+
+def numeric_spread_text(count: object, sum_x: object, sum_x2: object, kind: str) -> str | None:
+    """variance / stddev (`kind`: one of SPREADS) of numerics or integers as numeric.c's numeric_stddev_internal
+    computes it from N, sum(x) and sum(x·x): (N·sumX2 − sumX²) / (N·(N − 1)) (N·N for the population) at
+    `div_scale`, its square root at the same scale; 0 when the numerator is not positive; NULL for no rows, or
+    one row of a sample."""
+    if count is None or sum_x is None or sum_x2 is None:
+        return None
+    n = int(_parse(count))
+    sample = kind.endswith("_samp")
+    if n == 0 or (sample and n <= 1):
+        return None
+    sx, sx2 = _parse(sum_x), _parse(sum_x2)
+    if sx.is_nan() or sx2.is_nan():
+        return "NaN"
+    scale = decimal.Decimal(1).scaleb(-2 * display_scale(sx))
+    numerator = (n * sx2 - _CONTEXT.multiply(sx, sx)).quantize(scale, context=_CONTEXT)
+    if numerator <= 0:
+        return "0"
+    denominator = decimal.Decimal(n * (n - 1) if sample else n * n)
+    variance = numeric_div(numerator, denominator)
+    if kind.startswith("var"):
+        return spell(variance)
+    root = variance.sqrt(_CONTEXT)
+    return spell(root.quantize(decimal.Decimal(1).scaleb(-div_scale(numerator, denominator)), context=_CONTEXT))

@@ -33,6 +33,7 @@ from sparkwire.catalog.timeline import wall_clock_ms
 from sparkwire.engine.base import Column
 from sparkwire.planner.bind.fields import fields_for
 from sparkwire.planner.bind.naming import align_names
+from sparkwire.planner.bind.output_types import Declared, declared_types
 from sparkwire.planner.bind.resolve import user_relations
 from sparkwire.planner.execute.resident import base_tables
 from sparkwire.planner.execute.result_cache import ResultCache
@@ -173,14 +174,17 @@ class Queries:
         return explain_timestamp_text(explanation)
 
     @staticmethod
-    def fields(plan: Plan, columns: list[Column]) -> tuple[Field, ...]:
+    def fields(
+        plan: Plan, columns: list[Column], declared: tuple[Declared, ...] | None = None
+    ) -> tuple[Field, ...]:
+        """`declared`: the plan's declared types unless given (a query over user relations: with their columns')."""
         aligned = len(columns) == len(plan.names or ())
-        declared = plan.declared_types if len(columns) == len(plan.declared_types or ()) else None
+        given = plan.declared_types if declared is None else declared
         return fields_for(
             columns,
             align_names(plan.names, len(columns)),
             plan.void_columns if aligned else (),
-            declared,
+            given if len(columns) == len(given or ()) else None,
         )
 
     def describe(self, plan: Plan) -> tuple[Field, ...] | None:
@@ -193,7 +197,8 @@ class Queries:
             known = s.user.column_types(plan.tree) if s.user.reads_user_data(plan) else None
             params = [t[1] for t in plan.param_types]
             sql = to_duckdb(plan.tree, s.ctx, params, null_parameters=True, columns=known, results_as_text=True)
-            return self.fields(plan, s.engine.describe(sql))
+            declared = declared_types(plan.tree, known) if known is not None else None
+            return self.fields(plan, s.engine.describe(sql), declared)
         assert plan.kind == "dml" and plan.returning and plan.tree is not None
         returning = plan.tree.args["returning"]
         target = plan.tree.this

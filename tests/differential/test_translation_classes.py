@@ -64,6 +64,28 @@ CLASSES = {
     "a scalar subquery of several rows is 21000 (a job's failure found in its Java cause)": (
         "SELECT words.id AS k, (SELECT e.id FROM emp e) AS s FROM words ORDER BY k"
     ),
+    # result types of aggregates, window functions and operators (planner/bind/pg_result_types.py)
+    "window and aggregate result types: ntile integer, sum(int) bigint, sum(bigint) numeric, count bigint": (
+        "SELECT id, ntile(3) OVER (ORDER BY id), sum(age) OVER (ORDER BY id), sum(badge) OVER (ORDER BY id), "
+        "count(*) OVER (), rank() OVER (ORDER BY age) FROM emp ORDER BY id"
+    ),
+    "avg of integers and numerics is numeric with PostgreSQL's scale in a window": (
+        "SELECT id, avg(age) OVER (ORDER BY id), avg(salary) OVER (ORDER BY id ROWS BETWEEN 1 PRECEDING AND "
+        "1 FOLLOWING) FROM emp ORDER BY id"
+    ),
+    "avg with DISTINCT and FILTER is numeric": (
+        "SELECT avg(DISTINCT v), avg(v) FILTER (WHERE v > 10), sum(v) FILTER (WHERE v > 10) FROM pairs"
+    ),
+    "stddev and variance of integers and numerics are numeric with numeric.c's scale; sum(real) is real": (
+        "SELECT stddev_pop(age), var_samp(age), stddev(salary), variance(salary), stddev(score), sum(rating) FROM emp"
+    ),
+    "arithmetic result types: real with a number is double precision, smallint with integer integer": (
+        "SELECT id, i + r, r * 2, n2 * r, si + 3, si * si, -r, i % si FROM nums WHERE id <> 4 ORDER BY id"
+    ),
+    "a derived table's computed columns keep PostgreSQL's types; date - date is integer": (
+        "SELECT s.x + 1, avg(s.x), max(s.d) - min(s.d) FROM (SELECT age * 2 AS x, hired AS d FROM emp) s "
+        "GROUP BY 1 ORDER BY 1"
+    ),
     # constant queries, answered by DuckDB (planner/translate/duckdb_rules/)
     "constant: a math domain error is Spark's rule (2201E)": "SELECT 1 + ln(-1.5)",
     "constant: an integer's input syntax (22P02)": "SELECT '7.0'::smallint",

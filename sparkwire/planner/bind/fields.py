@@ -6,7 +6,8 @@ engine type (pgtypes.mapping), `type_size` from pg_type.typlen, and the name fro
 (PostgreSQL's naming rules, see naming.py) else the engine's; `void_columns` are typed void (pg_sleep);
 `declared` gives PostgreSQL's (oid, typmod) per column where the engine's type is coarser (casts, builtin columns
 of type name, see output_types.py), which win when the engine's values fit them (varchar, jsonb, numeric(p,s),
-name, regclass printed as a name, …). `duckdb_type_for_oid(oid)` is the DuckDB type a parameter of that
+name, regclass printed as a name, …); a declared type PostgreSQL's rules give a computed column (output_types.INFERRED)
+always wins. `duckdb_type_for_oid(oid)` is the DuckDB type a parameter of that
 PostgreSQL type is cast to; unknown/unspecified types are text, as in PostgreSQL.
 """
 
@@ -20,7 +21,7 @@ from sparkwire.api import Field
 from sparkwire.engine.base import Column
 from sparkwire.pgtypes.mapping import pg_type_for_duckdb
 from sparkwire.pgtypes.registry import type_by_oid
-from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT
+from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT, inferred
 
 TEXT_OID = 25
 NUMERIC_OID = 1700
@@ -102,6 +103,11 @@ def _declared(engine: tuple[int, int, int], declared: tuple[int, int] | None) ->
     """A projection written `expr::T` has PostgreSQL type T when the engine's values fit T."""
     if declared is None:
         return engine
+    if inferred(declared):  # PostgreSQL's rules (pg_result_types.py): the rows are conformed to it
+        try:
+            return declared[0], -1, type_by_oid(declared[0]).typlen
+        except e.PgError:
+            return engine
     if declared in (COMPUTED, NUMERIC_QUOTIENT):
         quotient_text = declared == NUMERIC_QUOTIENT and engine[0] == TEXT_OID
         return (NUMERIC_OID, -1, -1) if engine[0] == NUMERIC_OID or quotient_text else engine

@@ -14,7 +14,11 @@ engine's values fit it. DuckDB holds PostgreSQL's `name`, `"char"`, `regproc` an
   above (a `*` over anything else: no declared types);
 - the functions PostgreSQL types `name` (current_user, session_user, user, current_role, current_schema,
   current_database, current_catalog, pg_get_userbyid, pg_encoding_to_char) → name, current_schemas → name[];
-  to_regclass → regclass, to_regtype → regtype.
+  to_regclass → regclass, to_regtype → regtype;
+- with `columns` (the user relations' column types, for a query over them): a computed projection whose type
+  PostgreSQL's rules give (pg_result_types.py: arithmetic, aggregates, window functions, functions registered
+  there) → that type, marked `inferred` (typmod INFERRED): it wins over the engine's, and the rows are conformed
+  to it (the Spark translation computes the value in that type, translate/spark_pg_types.py).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from sparkwire.catalog.relations.pg import TABLE_FUNCTIONS
 from sparkwire.catalog.relations.relation import BuiltinRelation
 from sparkwire.introspection.relations import RELATIONS
 from sparkwire.pgtypes.registry import parse_type_name
+from sparkwire.planner.bind.pg_result_types import Columns, result_type, with_derived
 from sparkwire.planner.grammar.dialect import PG
 
 Declared = tuple[int, int] | None
@@ -38,6 +43,13 @@ Declared = tuple[int, int] | None
 # value is text (the exact quotient with PostgreSQL's scale, translate/*) is numeric. fields.py reads these.
 COMPUTED = (1700, -2)
 NUMERIC_QUOTIENT = (1700, -3)
+# The typmod of a type PostgreSQL's rules give a computed projection (pg_result_types.py): sent with typmod -1.
+INFERRED = -4
+
+
+def inferred(declared: Declared) -> bool:
+    return declared is not None and declared[1] == INFERRED
+
 
 NAME, CHAR, REGPROC, VARCHAR, REGCLASS, REGTYPE, NAME_ARRAY = 19, 18, 24, 1043, 2205, 2206, 1003
 _COLUMN_TYPES: dict[str, int] = {
@@ -159,7 +171,24 @@ def _cast(node: exp.Cast) -> Declared:
     return pgtype.oid, typmod
 
 
-def _projection(node: exp.Expression, relations: dict[str, BuiltinRelation], only_builtin: bool) -> Declared:
+def _inferred(node: exp.Expression, columns: Columns) -> Declared:
+    found = result_type(node, columns)
+    if found is None:
+        return None
+    try:
+        pgtype, _ = parse_type_name(found)
+    except e.PgError:
+        return None
+    return pgtype.oid, INFERRED
+
+
+def _projection(
+    node: exp.Expression, relations: dict[str, BuiltinRelation], only_builtin: bool, columns: Columns | None = None
+) -> Declared:
+    if columns is not None and not isinstance(node, exp.Cast | exp.Column | exp.Literal | exp.Subquery):
+        found = _inferred(node, columns)
+        if found is not None:
+            return found
     if isinstance(node, exp.Cast):
         return _cast(node)
     if isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
@@ -188,12 +217,13 @@ def _star(node: exp.Expression, relations: dict[str, BuiltinRelation], only_buil
     return [_column_type(rel, name) for rel in chosen for name, _ in rel.columns]
 
 
-def declared_types(tree: exp.Expression) -> tuple[Declared, ...] | None:
+def declared_types(tree: exp.Expression, columns: Columns | None = None) -> tuple[Declared, ...] | None:
     if not isinstance(tree, exp.Select):
         return None
     scope = _scope(tree)
     relations, only_builtin = scope if scope is not None else ({}, False)
     out: list[Declared] = []
+    columns = with_derived(tree, columns) if columns is not None else None
     for projection in tree.expressions:
         node = projection.unalias()
         if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
@@ -202,5 +232,5 @@ def declared_types(tree: exp.Expression) -> tuple[Declared, ...] | None:
                 return None
             out += expanded
             continue
-        out.append(_projection(node, relations, only_builtin))
+        out.append(_projection(node, relations, only_builtin, columns))
     return tuple(out)

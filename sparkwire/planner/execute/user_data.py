@@ -43,9 +43,9 @@ from sparkwire.introspection.workload.progress import watch as watch_progress
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, plan_alter_notice
 from sparkwire.pgtypes.interval import duration_to_interval
-from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
+from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
-from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT, declared_types
+from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT, declared_types, inferred
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.explain import (
@@ -119,10 +119,19 @@ def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
 _AS_IS = {b"sparkwire": b"numeric as is"}
 
 
+# Number types: a field of one whose engine description is another (PostgreSQL's result type by its rules,
+# output_types.INFERRED) is conformed to the field's type, not to the engine's.
+_NUMBER_OIDS = frozenset({20, 21, 23, 700, 701, NUMERIC_OID})
+
+
 def _target(field: Field, described: pa.DataType) -> pa.Field:
-    """The Arrow field a result column is conformed to. An unconstrained numeric keeps the values' own Arrow type
+    """The Arrow field a result column is conformed to: the engine's description, or the field's own number type
+    where PostgreSQL's rules gave it another. An unconstrained numeric keeps the values' own Arrow type
     (the exact text of a text-held column, a decimal with Spark's scale): PostgreSQL's numeric has a display scale
     per value, which a cast to the described DECIMAL(p, s) would change or overflow."""
+    engine_oid = pg_type_for_arrow(described)[0]
+    if field.type_oid != engine_oid and {field.type_oid, engine_oid} <= _NUMBER_OIDS:
+        described = arrow_type_for_pg(field.type_oid, field.type_modifier)
     if field.type_oid == NUMERIC_OID and field.type_modifier < 0:
         return pa.field(field.name, described, metadata=_AS_IS)
     return pa.field(field.name, described)
@@ -447,12 +456,17 @@ class UserData:
     # ---- DDL, SHOW, EXPLAIN -------------------------------------------------------------------------------
 
     def describe_query(self, tree: exp.Expression) -> tuple[CatalogColumn, ...]:
-        columns = self._engine.describe(to_duckdb(tree, self._ctx(), [], columns=self.column_types(tree)))
-        declared = declared_types(tree) or ()
+        known = self.column_types(tree)
+        columns = self._engine.describe(to_duckdb(tree, self._ctx(), [], columns=known))
+        declared = declared_types(tree, known) or ()
         out = []
         for n, column in enumerate(columns):
             oid, typmod = pg_type_for_duckdb(column.engine_type)
-            computed = len(declared) == len(columns) and declared[n] in (COMPUTED, NUMERIC_QUOTIENT)
+            given = declared[n] if len(declared) == len(columns) else None
+            if inferred(given):  # PostgreSQL's result type by its rules (pg_result_types.py)
+                assert given is not None
+                oid, typmod = given[0], -1
+            computed = given in (COMPUTED, NUMERIC_QUOTIENT)
             out.append(CatalogColumn(column.name, oid, -1 if computed and oid == NUMERIC_OID else typmod))
         return tuple(out)
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from sparkwire.planner.bind.naming import column_name
+from sparkwire.planner.bind.pg_result_types import with_derived
 
 Columns = Mapping[str, Mapping[str, str]]
 Kind = str | None
@@ -107,7 +108,10 @@ def numeric_quotient(div: exp.Div, columns: Columns) -> bool:
 
 
 def avg_kind(avg: exp.Avg, columns: Columns) -> Kind:
-    return kind(avg.this, columns)
+    value = avg.this
+    if isinstance(value, exp.Distinct):
+        return kind(value.expressions[0], columns) if len(value.expressions) == 1 else None
+    return kind(value, columns)
 
 
 def result_projection(node: exp.Expr) -> bool:
@@ -177,7 +181,8 @@ def named_as_postgres(node: exp.Expr, replacement: exp.Expr) -> exp.Expr:
 
 
 def alias_columns(tree: exp.Expr, schema: Columns) -> dict[str, Mapping[str, str]]:
-    """`schema` (relation name -> columns) keyed also by each FROM item's alias in `tree`."""
+    """`schema` (relation name -> columns) keyed also by each FROM item's alias in `tree`, with the columns of its
+    derived tables and CTEs (planner/bind/pg_result_types.with_derived)."""
     found: dict[str, Mapping[str, str]] = dict(schema)
     for table in tree.find_all(exp.Table):
         columns = schema.get(table.name)
@@ -191,7 +196,7 @@ def alias_columns(tree: exp.Expr, schema: Columns) -> dict[str, Mapping[str, str
             pairs = zip(alias.columns, first.expressions, strict=False)
             typed = {c.name: _VALUES_TYPES.get(kind(v, {}) or "") for c, v in pairs}
             found[alias.name] = {name: t for name, t in typed.items() if t is not None}
-    return found
+    return with_derived(tree, found)  # derived tables' and CTEs' columns, typed by PostgreSQL's rules
 
 
 _VALUES_TYPES = {"numeric": "numeric", "integer": "integer", "float": "double precision"}

@@ -13,7 +13,8 @@ The input tree is not modified. The Spark SQL's result columns carry PostgreSQL'
 top-level SELECT is aliased with `postgres_column_names`), so the engine's Arrow schema names are the names to
 report. `$n` parameters become Spark named markers `:p<n>` (bind them with `args={"p1": …}`).
 
-Pipeline: copy -> EARLY_RULES -> annotate types -> `spark_rules.RULES` -> alias outputs -> print with
+Pipeline: copy -> EARLY_RULES -> annotate types -> values in PostgreSQL's result types (spark_pg_types.py) and its
+numeric quotients (spark_numeric.py) -> `spark_rules.RULES` -> alias outputs -> print with
 `SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL type names (timestamp is TIMESTAMP_NTZ,
 timestamptz is TIMESTAMP, unconstrained numeric is DECIMAL(38, 10)). PostgreSQL's NULL ordering (NULLS LAST
 ascending, NULLS FIRST descending) comes from the parsed `Ordered` nodes, which sqlglot prints explicitly.
@@ -37,6 +38,7 @@ from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
+from sparkwire.planner.translate.spark_pg_types import pg_result_values
 from sparkwire.planner.translate.spark_rules import EARLY_RULES, RULES
 from sparkwire.planner.translate.spark_semantics import POST_RULES, PRE_RULES
 
@@ -177,6 +179,7 @@ def to_spark_sql(
     tree = _annotated(tree, schema)
     tree = text_numeric_columns(tree, numeric_scales or {})
     before = tree.sql(dialect="postgres")
+    tree = pg_result_values(tree, schema or {})
     tree = pg_quotients(tree, schema or {}, results_as_text)
     if tree.sql(dialect="postgres") != before:  # types as PostgreSQL's: a view's avg() column is numeric, not double
         tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")

@@ -10,7 +10,7 @@ values (storage/numeric_text.py). Every reference to such a column becomes `CAST
 An ORDER BY item of that SELECT that names a text projection (by output name or position) sorts by the decimal;
 a result projection `max(n)` / `min(n)` is the text of the largest / smallest value (`max_by`).
 
-`pg_quotients(tree, schema)`: avg() and numeric `/` as PostgreSQL computes them (see the function).
+`pg_quotients(tree, schema)`: avg(), stddev/variance and numeric `/` as PostgreSQL computes them (see the function).
 
 Why: PostgreSQL's numeric carries a display scale per value and up to 131072 digits; no Spark type does. DECIMAL(38,
 s) with the largest scale present never rounds a value: one whose integer digits do not fit in 38 − s fails the
@@ -19,11 +19,11 @@ cast with 22003 (numeric field overflow) when it is computed with; it can still 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-from sparkwire.engine.pg_functions import NESTED_NUMERIC, NUMERIC_DIV
+from sparkwire.engine.pg_functions import NESTED_NUMERIC, NUMERIC_DIV, NUMERIC_SPREAD
 from sparkwire.planner.translate import numeric_types as nt
 
 Scales = Mapping[str, Mapping[str, int]]
@@ -158,22 +158,75 @@ def _truncations(tree: exp.Expr, known: nt.Columns) -> None:
         node.replace(exp.If(this=negative, true=ceil, false=floor))
 
 
+def _in_same_form(aggregate: exp.Expr, parts: Sequence[exp.Expr]) -> tuple[exp.Expr, list[exp.Expr]]:
+    """The expression `aggregate` stands for (itself, or its FILTER / window around it), and each of `parts` (other
+    aggregates of the same rows) in that same FILTER and window."""
+    outer: exp.Expr = aggregate
+    if isinstance(outer.parent, exp.Filter) and outer.arg_key == "this":
+        outer = outer.parent
+    if isinstance(outer.parent, exp.Window) and outer.arg_key == "this":
+        outer = outer.parent
+
+    def wrapped(part: exp.Expr) -> exp.Expr:
+        if outer is aggregate:
+            return part
+        copy = outer.copy()
+        inner = copy
+        while not isinstance(inner.this, type(aggregate)):
+            inner = inner.this
+        inner.set("this", part)
+        return copy
+
+    return outer, [wrapped(part) for part in parts]
+
+
+def _avg_quotient(avg: exp.Avg) -> tuple[exp.Expr, exp.Expr]:
+    """PostgreSQL's numeric avg: `sw_numeric_div` of its sum by its count, in its FILTER, window and DISTINCT."""
+    outer, parts = _in_same_form(avg, [exp.Sum(this=avg.this.copy()), exp.Count(this=avg.this.copy())])
+    return outer, exp.Anonymous(this=NUMERIC_DIV, expressions=parts)
+
+
+_SPREADS: dict[type[exp.Expr], str] = {
+    exp.Stddev: "stddev_samp",
+    exp.StddevSamp: "stddev_samp",
+    exp.StddevPop: "stddev_pop",
+    exp.Variance: "var_samp",
+    exp.VariancePop: "var_pop",
+}
+
+
+def _numeric_spread(node: exp.Expr, known: nt.Columns) -> tuple[exp.Expr, exp.Expr] | None:
+    """PostgreSQL's numeric stddev / variance of integers or numerics (not DISTINCT): `sw_numeric_spread` of the
+    count, sum and sum of squares (exact decimals), in its FILTER and window."""
+    value = node.this
+    kind = nt.kind(value, known) if isinstance(value, exp.Expr) else None
+    if kind not in ("integer", "numeric") or isinstance(value, exp.Distinct):
+        return None
+    exact = exp.cast(value.copy(), "DECIMAL(38, 0)") if kind == "integer" else value.copy()
+    square = exp.Mul(this=exact.copy(), expression=exact.copy())
+    parts = [exp.Count(this=value.copy()), exp.Sum(this=exact), exp.Sum(this=square)]
+    outer, wrapped = _in_same_form(node, parts)
+    call = exp.Anonymous(this=NUMERIC_SPREAD, expressions=[*wrapped, exp.Literal.string(_SPREADS[type(node)])])
+    return outer, call
+
+
 def pg_quotients(tree: exp.Expr, schema: nt.Columns, results_as_text: bool = False) -> exp.Expr:
-    """avg() of integers or numerics and `/` of numerics as PostgreSQL computes them (numeric, with its scale):
-    `sw_numeric_div` (engine/pg_functions.py) of the sum by the count, or of the operands: exact text where the
+    """avg() and stddev/variance of integers or numerics and `/` of numerics as PostgreSQL computes them (numeric,
+    with its scale): `sw_numeric_div` (engine/pg_functions.py) of the sum by the count, or of the operands, and
+    `sw_numeric_spread` of the count, sum and sum of squares: exact text where the
     value leaves the engine for a client (`results_as_text` and `numeric_types.leaves_as_text`), else
-    DECIMAL(38, 16). Windows, FILTER and DISTINCT averages keep Spark's own (result_types casts the integers to
-    numeric)."""
+    DECIMAL(38, 16); in every form (a window's, FILTER's and DISTINCT's sum and count are the avg's own)."""
     known = nt.alias_columns(tree, schema)
     nt.integer_to_numeric(tree, known)
     _truncations(tree, known)
-    nodes = list(tree.find_all(exp.Avg, exp.Div))
-    for node in nodes:
+    nodes = list(tree.find_all(exp.Avg, exp.Div, *_SPREADS))
+    for found in reversed(nodes):  # inner first: avg(avg(x)) OVER () averages the replaced inner quotient
         call: exp.Expr | None = None
-        if isinstance(node, exp.Avg) and nt.aggregate_call(node) and nt.avg_kind(node, known) in ("integer", "numeric"):
-            call = exp.Anonymous(
-                this=NUMERIC_DIV, expressions=[exp.Sum(this=node.this.copy()), exp.Count(this=node.this.copy())]
-            )
+        node: exp.Expr = found
+        if isinstance(found, exp.Avg) and nt.avg_kind(found, known) in ("integer", "numeric"):
+            node, call = _avg_quotient(found)
+        elif type(found) in _SPREADS and (spread := _numeric_spread(found, known)) is not None:
+            node, call = spread
         elif isinstance(node, exp.Div) and nt.numeric_quotient(node, known):
             call = exp.Anonymous(this=NUMERIC_DIV, expressions=[node.this.copy(), node.expression.copy()])
         if call is not None and results_as_text and nt.leaves_as_text(node):
