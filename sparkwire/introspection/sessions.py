@@ -13,11 +13,14 @@ begin and end: state (`active` / `idle` / `idle in transaction` / `idle in trans
 running or last statement, cut at `QUERY_TEXT_BYTES` as PostgreSQL's track_activity_query_size), query_start,
 state_change, xact_start, wait_event_type / wait_event (while the statement waits on Spark). Those updates are a
 few attribute writes; nothing is written to the store for them. mz_sessions and pg_stat_activity are views over
-vectorized UDFs that read the sessions when a query runs: `SESSIONS_FUNCTION(0)` returns the list of mz_sessions rows,
-`STATIC_FUNCTION(0)` pg_stat_activity's static columns (the view `STATIC_TABLE`), and `LIVE_FUNCTION(pid)` its live
-ones from the `LiveActivity` objects — so every reader sees every session as it is at that moment (its own
-statement as `active`), and neither connecting nor the statements being observed pay for it. `pids()` maps live
-backend pids to their role ids (pg_cancel_backend's privilege check).
+vectorized UDFs that read the sessions when a query runs: `SESSIONS_FUNCTION(0)` returns the list of mz_sessions rows
+and `ACTIVITY_FUNCTION(0)` the list of pg_stat_activity rows (the static columns from `SessionInfo`, the live ones
+from the `LiveActivity` objects), each view one recursive `unnest` of that list — so every reader sees every session
+as it is at that moment (its own statement as `active`), and neither connecting nor the statements being observed
+pay for it. `pids()` maps live backend pids to their role ids (pg_cancel_backend's privilege check).
+
+One function and one unnest per relation: pg_stat_activity was a UDF for the static columns, a second, per-row UDF
+for the live ones and a projection of every struct field, ~0.3–1 ms more CPU a query (issue 14).
 """
 
 from __future__ import annotations
@@ -32,29 +35,16 @@ from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.introspection.history.sqltext import secret_free
-from sparkwire.introspection.tables import STORE_CATALOG, arrow_type, engine_name, engine_type, quoted, table_sql
+from sparkwire.introspection.tables import arrow_type, engine_type, quoted, table_sql
 
 QUERY_TEXT_BYTES = 1024
-LIVE_FUNCTION = "sw_session_live"
 SESSIONS_FUNCTION = "sw_sessions_rows"
-STATIC_FUNCTION = "sw_session_static_rows"
+ACTIVITY_FUNCTION = "sw_stat_activity_rows"
 _PG_STAT_ACTIVITY_REL = next(rel for rel in BUILTIN_RELATIONS if rel.name == "pg_stat_activity")
 _MZ_SESSIONS_REL = next(rel for rel in MZ_RELATIONS if rel.name == "mz_sessions")
 _MZ_SESSIONS = table_sql(_MZ_SESSIONS_REL)
 _PG_STAT_ACTIVITY = table_sql(_PG_STAT_ACTIVITY_REL)
-STATIC_TABLE = f"{STORE_CATALOG}.{quoted(engine_name('pg_catalog'))}.sw_stat_activity_static"
 _LIVE_COLUMNS = ("xact_start", "query_start", "state_change", "wait_event_type", "wait_event", "state", "query")
-_LIVE_TYPE = pa.struct(
-    [
-        ("xact_start", pa.timestamp("us", tz="UTC")),
-        ("query_start", pa.timestamp("us", tz="UTC")),
-        ("state_change", pa.timestamp("us", tz="UTC")),
-        ("wait_event_type", pa.string()),
-        ("wait_event", pa.string()),
-        ("state", pa.string()),
-        ("query", pa.string()),
-    ]
-)
 
 
 def _now() -> datetime.datetime:
@@ -88,7 +78,7 @@ class SessionInfo:
 
 @dataclass(slots=True)
 class LiveActivity:
-    """One session's pg_stat_activity state, written by the session's thread, read by `LIVE_FUNCTION`."""
+    """One session's pg_stat_activity state, written by the session's thread, read by `ACTIVITY_FUNCTION`."""
 
     pid: int
     role_id: str
@@ -129,25 +119,14 @@ class LiveActivity:
         }
 
 
-def _view_sql() -> str:
-    """pg_stat_activity in PostgreSQL's column order: static columns from the table, live ones from the UDF."""
-    columns = [
-        f"live.{quoted(name)}" if name in _LIVE_COLUMNS else f"s.{quoted(name)}"
-        for name, _ in _PG_STAT_ACTIVITY_REL.columns
-    ]
-    return (
-        f"SELECT {', '.join(columns)} FROM (SELECT *, {LIVE_FUNCTION}(pid) AS live FROM {STATIC_TABLE}) AS s"
-    )
-
-
 def _struct_sql(columns: list[tuple[str, str]]) -> str:
     return f"STRUCT({', '.join(f'{quoted(name)} {engine_type(pg_type)}' for name, pg_type in columns)})"
 
 
-def _rows_view(view: str, function: str, columns: list[tuple[str, str]]) -> str:
-    """A view whose rows are the list of structs `function(0)` returns (the argument only makes DuckDB call it)."""
-    names = ", ".join(f"r.{quoted(name)}" for name, _ in columns)
-    return f"CREATE VIEW {view} AS SELECT {names} FROM (SELECT unnest({function}(0)) AS r)"
+def _rows_view(view: str, function: str) -> str:
+    """A view whose rows are the list of structs `function(0)` returns, one column per field in the struct's order
+    (the argument only makes DuckDB call it)."""
+    return f"CREATE VIEW {view} AS SELECT unnest({function}(0), recursive := true)"
 
 
 class SessionTable:
@@ -155,33 +134,19 @@ class SessionTable:
         self._con = engine.connect(counts_writes=False)  # live relations are never cached
         self._live: dict[int, LiveActivity] = {}
         self._sessions: dict[int, SessionInfo] = {}
-        static = [(name, pg) for name, pg in _PG_STAT_ACTIVITY_REL.columns if name not in _LIVE_COLUMNS]
-        live_type = ", ".join(
-            f"{quoted(name)} {engine_type(pg_type)}"
-            for name in _LIVE_COLUMNS
-            for column, pg_type in _PG_STAT_ACTIVITY_REL.columns
-            if column == name
-        )
         sessions = list(_MZ_SESSIONS_REL.columns)
+        activity = list(_PG_STAT_ACTIVITY_REL.columns)
         self._sessions_type = pa.list_(_arrow_struct(sessions))
-        self._static_type = pa.list_(_arrow_struct(static))
-        engine.register_function(LIVE_FUNCTION, self._live_values, ["INTEGER"], f"STRUCT({live_type})", vectorized=True)
+        self._activity_type = pa.list_(_arrow_struct(activity))
         engine.register_function(
             SESSIONS_FUNCTION, self._session_rows, ["INTEGER"], f"{_struct_sql(sessions)}[]", vectorized=True
         )
         engine.register_function(
-            STATIC_FUNCTION, self._static_rows, ["INTEGER"], f"{_struct_sql(static)}[]", vectorized=True
+            ACTIVITY_FUNCTION, self._activity_rows, ["INTEGER"], f"{_struct_sql(activity)}[]", vectorized=True
         )
-        self._con.command(_rows_view(STATIC_TABLE, STATIC_FUNCTION, static))
-        self._con.command(f"DROP TABLE IF EXISTS {_MZ_SESSIONS}")  # the store's empty tables: views instead
-        self._con.command(_rows_view(_MZ_SESSIONS, SESSIONS_FUNCTION, sessions))
-        self._con.command(f"DROP TABLE IF EXISTS {_PG_STAT_ACTIVITY}")
-        self._con.command(f"CREATE VIEW {_PG_STAT_ACTIVITY} AS {_view_sql()}")
-
-    def _live_values(self, pids: pa.Array) -> pa.Array:
-        live = self._live
-        rows = [(found.values() if (found := live.get(pid)) is not None else None) for pid in pids.to_pylist()]
-        return pa.array(rows, _LIVE_TYPE)
+        for table, function in ((_MZ_SESSIONS, SESSIONS_FUNCTION), (_PG_STAT_ACTIVITY, ACTIVITY_FUNCTION)):
+            self._con.command(f"DROP TABLE IF EXISTS {table}")  # the store's empty tables: views instead
+            self._con.command(_rows_view(table, function))
 
     def _session_rows(self, calls: pa.Array) -> pa.Array:
         rows = [
@@ -191,15 +156,19 @@ class SessionTable:
         ]
         return pa.array([rows] * len(calls), self._sessions_type)
 
-    def _static_rows(self, calls: pa.Array) -> pa.Array:
-        """pg_stat_activity's columns that do not change while a session lives (the rest of them NULL)."""
+    def _activity_rows(self, calls: pa.Array) -> pa.Array:
+        """pg_stat_activity: the columns that do not change while a session lives, then its live ones (the rest
+        NULL). A session that ends between the two lookups is left out."""
+        live = self._live
         rows = [
             {"datid": i.database_oid, "datname": i.database, "pid": i.connection_id, "usesysid": i.role_oid,
              "usename": i.user, "application_name": i.application_name, "client_addr": i.client_ip,
              "client_port": i.client_port, "backend_start": i.connected_at, "backend_type": "client backend"}
+            | activity.values()
             for i in list(self._sessions.values())
+            if (activity := live.get(i.connection_id)) is not None
         ]
-        return pa.array([rows] * len(calls), self._static_type)
+        return pa.array([rows] * len(calls), self._activity_type)
 
     def pids(self) -> dict[int, str]:
         return {pid: live.role_id for pid, live in list(self._live.items())}
