@@ -34,6 +34,21 @@ CLASSES = {
         "max(width_bucket(id, 0, 20, 3)), max((regexp_match(w, '(p+)(l)?'))[1]) FROM words"
     ),
     "scale and min_scale of a numeric": "SELECT id, scale(n2), min_scale(n4) FROM nums ORDER BY id",
+    "result types of scalar functions (bind/pg_function_types.py): math over integers, reals, numerics": (
+        "SELECT id, sign(i), round(si), trunc(r), sign(n2), greatest(si, 0), coalesce(si, -1), abs(si) "
+        "FROM nums WHERE id <> 4 ORDER BY id"
+    ),
+    "result types of scalar functions: date_trunc of a date, date_part, strpos, length, coalesce of varchar": (
+        "SELECT e.id, date_trunc('month', day), date_part('dow', at), strpos(w, 'a'), length(note), "
+        "coalesce(note, '-') FROM events e JOIN words w ON w.id = e.id ORDER BY e.id"
+    ),
+    "numeric scale of EXTRACT epoch (0 for a date) and milliseconds": (
+        "SELECT id, extract(epoch FROM day), extract(epoch FROM at), extract(milliseconds FROM at) FROM events "
+        "ORDER BY id"
+    ),
+    "round/trunc(x, n) has n decimals, of an integer too": (
+        "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
+    ),
     "case-insensitive regular expression match ~* and !~*": (
         "SELECT id, w ~* '^a', w !~* 'E' FROM words ORDER BY id"
     ),

@@ -5,7 +5,8 @@ before it).
   DD, HH24, MI, SS, MS, US, AM, Month, Mon, Day, Dy, D, DDD, Q, WW, IW, IYYY, "quoted text", FM fill mode, case
   variants), concatenated. sqlglot rewrites the format into strftime codes when it parses (lossily for Spark:
   'Day' becomes '%uay', quotes stay); the codes are mapped back to PostgreSQL's patterns first.
-- extract_extras: isoyear, century, decade, millennium, milliseconds, microseconds (Spark cannot extract them);
+- extract_extras: isoyear, century, decade, millennium, milliseconds (3 decimals, as PostgreSQL's numeric),
+  microseconds (Spark cannot extract them);
   a time field of a date is 0A000 `unit "hour" not supported for type date`, as PostgreSQL says.
 """
 
@@ -152,7 +153,7 @@ def extract_extras(tree: exp.Expr) -> exp.Expr:
             seconds = exp.Extract(this=exp.var("SECOND"), expression=x)
             scale = exp.Literal.number(1000 if field.startswith("MILLI") else 1000000)
             product = exp.Mul(this=seconds, expression=scale)
-            return product if field.startswith("MILLI") else exp.cast(product, exp.DType.INT)
+            return exp.cast(product, "decimal(8, 3)") if field.startswith("MILLI") else exp.cast(product, exp.DType.INT)
         return node
 
     return tree.transform(rewrite, copy=False)

@@ -9,6 +9,7 @@ back into that SQLSTATE and message. Users cannot call raise_error themselves (t
 - domain_errors: sqrt(<0) 2201F, ln/log of 0 or of a negative number 2201E, a negative number to a non-integer
   power and zero to a negative power 2201F (Spark returns NaN, -Infinity or Infinity)
 - float_rounding: round(float) rounds half to even and keeps the sign of zero (Spark: half up, +0)
+- decimal_scales: round/trunc(x, n) of an integer or a numeric is numeric with n decimals (Spark: x's type)
 - truncation: trunc(numeric, n) keeps n decimals and trunc(float) stays a float (sqlglot: a cast to bigint);
   ceil/floor of a float stay floats (Spark: bigint, which overflows)
 """
@@ -26,6 +27,7 @@ Rule = Callable[[exp.Expr], exp.Expr]
 
 FLOAT_TYPES = frozenset({exp.DType.FLOAT, exp.DType.DOUBLE})
 NUMERIC_TYPES = frozenset({exp.DType.DECIMAL, exp.DType.BIGDECIMAL})
+INTEGER_TYPES = frozenset({exp.DType.TINYINT, exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT})
 
 
 def _is_literal(node: exp.Expr) -> bool:
@@ -128,6 +130,37 @@ def float_rounding(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
+def _written_scale(decimals: exp.Expr | None) -> int | None:
+    """The n of round/trunc(x, n) when it is written as an integer constant."""
+    negative = isinstance(decimals, exp.Neg)
+    node = decimals.this if isinstance(decimals, exp.Neg) else decimals
+    if not isinstance(node, exp.Literal) or node.is_string or not node.this.isdigit():
+        return None
+    return -int(node.this) if negative else int(node.this)
+
+
+def decimal_scales(tree: exp.Expr) -> exp.Expr:
+    """round/trunc(x, n) is numeric with n decimals (none for a negative n), an integer x included (Spark keeps
+    an integer, and the decimal's own scale)."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Round | exp.Trunc) or isinstance(node.parent, exp.Cast):
+            return node
+        scale = _written_scale(node.args.get("decimals"))
+        kind = _kind(node.this)
+        if scale is None or kind not in (*NUMERIC_TYPES, *INTEGER_TYPES):
+            return node
+        if kind in INTEGER_TYPES:
+            wide = exp.cast(node.this, "decimal(20, 0)")
+            wide.type = exp.DataType.build("decimal(20, 0)")
+            node.set("this", wide)
+        result = exp.cast(node, f"decimal(38, {max(scale, 0)})")
+        result.type = exp.DataType.build(f"decimal(38, {max(scale, 0)})")
+        return result
+
+    return tree.transform(rewrite, copy=False)
+
+
 def truncation(tree: exp.Expr) -> exp.Expr:
     """trunc(numeric[, n]) toward zero keeping n decimals; trunc(float) a float toward zero."""
 
@@ -185,4 +218,4 @@ def float_ceil_floor(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
-MATH_RULES: tuple[Rule, ...] = (domain_errors, float_rounding, truncation, float_ceil_floor)
+MATH_RULES: tuple[Rule, ...] = (domain_errors, float_rounding, decimal_scales, truncation, float_ceil_floor)

@@ -496,7 +496,7 @@ def regexp_replace_flags(tree: exp.Expr) -> exp.Expr:
 
 def extract_fields(tree: exp.Expr) -> exp.Expr:
     """PostgreSQL's EXTRACT returns numeric: whole fields as DECIMAL(20, 0); Spark's SECOND is already
-    DECIMAL(8, 6) and epoch is built as DECIMAL(38, 6)."""
+    DECIMAL(8, 6) and epoch is built as DECIMAL(38, 6) (DECIMAL(38, 0) of a date), PostgreSQL's scales."""
 
     def rewrite(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Extract):
@@ -504,9 +504,11 @@ def extract_fields(tree: exp.Expr) -> exp.Expr:
         field = node.name.upper()
         if field == "SECOND":
             return node
-        if field == "EPOCH":
+        if field == "EPOCH":  # numeric with 6 decimals (0 for a date, whose epoch is whole seconds)
             micros = _fn("unix_micros", exp.cast(node.expression, exp.DType.TIMESTAMPTZ))
-            return exp.Div(this=exp.cast(micros, "decimal(38, 6)"), expression=exp.Literal.number(1000000))
+            seconds = exp.Div(this=exp.cast(micros, "decimal(38, 6)"), expression=exp.Literal.number(1000000))
+            scale = 0 if type_of(node.expression) == exp.DType.DATE else 6
+            return exp.cast(seconds, f"decimal(38, {scale})")
         value: exp.Expr = node
         if field == "DOW":
             value = exp.Sub(this=node, expression=exp.Literal.number(1))
