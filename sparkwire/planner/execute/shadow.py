@@ -2,7 +2,8 @@
 
 Contract: `ShadowListener(con, state)` creates, on its own DuckDB connection, one schema per user schema and one
 empty relation per catalog table, view and materialized view of `state` (tables and materialized views as empty
-tables with the catalog's column types, views as DuckDB views of their translated definition), and, registered with
+tables with the catalog's column types, views as DuckDB views of their translated definition, whose number columns
+are cast to the catalog's types), and, registered with
 `Catalog.add_listener`, keeps them in step in the catalog's two phases (DDL inside a DuckDB transaction it commits
 or rolls back with the catalog's). Rows never live here: user data is in storage and queries over it run on Spark.
 
@@ -67,6 +68,16 @@ def _column_types(state: CatalogState, item: Item, query: exp.Expression) -> dic
     return found
 
 
+# The number types a view's column is described as from the catalog (its type by PostgreSQL's rules, as
+# UserData.describe_query recorded it), whatever DuckDB makes of the definition (its avg() is a double).
+_NUMBER_TYPES = {20: "BIGINT", 21: "SMALLINT", 23: "INTEGER", 700: "FLOAT", 701: "DOUBLE", 1700: "DECIMAL"}
+
+
+def _typed_column(n: int, oid: int, typmod: int) -> str:
+    spelled = _NUMBER_TYPES.get(oid) if oid != 1700 or typmod < 0 else None
+    return f"CAST(c{n} AS {spelled})" if spelled else f"c{n}"
+
+
 def shadow_ddl(state: CatalogState, item: Item) -> str:
     """The DuckDB statement that creates the shadow of `item`."""
     name = f"{quote(_schema_name(state, item))}.{quote(item.name)}"
@@ -74,7 +85,12 @@ def shadow_ddl(state: CatalogState, item: Item) -> str:
         columns = ", ".join(quote(c.name) for c in item.columns)
         query = definition_query(item)
         known = _column_types(state, item, query)  # numeric quotients typed as Spark computes them
-        return f"CREATE VIEW {name} ({columns}) AS {to_duckdb(query, _CONTEXT, [], columns=known)}"
+        body = to_duckdb(query, _CONTEXT, [], columns=known)
+        typed = [_typed_column(n, c.type_oid, c.typmod) for n, c in enumerate(item.columns)]
+        if any(t != f"c{n}" for n, t in enumerate(typed)):  # the catalog's number types (PostgreSQL's rules)
+            names = ", ".join(f"c{n}" for n in range(len(item.columns)))
+            body = f"SELECT {', '.join(typed)} FROM ({body}) AS q ({names})"
+        return f"CREATE VIEW {name} ({columns}) AS {body}"
     columns = ", ".join(f"{quote(c.name)} {format_type(c.type_oid, c.typmod)}" for c in item.columns)
     return to_duckdb(parse(f"CREATE TABLE {name} ({columns})"), _CONTEXT, [])
 
