@@ -191,6 +191,11 @@ _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
         ),
         (
             "ConversionException",
+            r"Failed to cast decimal value \S+ to type (INT\d+)",
+            lambda m: e.NumericValueOutOfRange(f"{_pg_type(m.group(1))} out of range"),
+        ),
+        (
+            "ConversionException",
             r"Unimplemented type for cast \((\S+) -> (\S+)\)",
             lambda m: e.CannotCoerce(f"cannot cast type {m.group(1).lower()} to {m.group(2).lower()}"),
         ),

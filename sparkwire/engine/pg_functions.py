@@ -8,6 +8,9 @@ Contract:
 - `NUMERIC_SPREAD = "sw_numeric_spread"` (Spark only): `sw_numeric_spread(count, sum(x), sum(x·x), kind)` is
   PostgreSQL's numeric variance or stddev (`kind`: var_samp, var_pop, stddev_samp, stddev_pop) as exact text
   (pgtypes/numeric_ops.numeric_spread_text).
+- `FLOAT8_TEXT = "sw_float8_text"` / `FLOAT4_TEXT = "sw_float4_text"` (DuckDB): a double / real as the text
+  PostgreSQL's float8out / float4out print (pgtypes/text_numbers.spell_float: `1`, `1e+15`, `1e+07` for a real,
+  `NaN`, `-0`), what `x::text` of a float is; DuckDB's cast prints `1.0`, `1000000000000000.0`, `nan`.
 - DuckDB macros (`install_duckdb`), chosen by the argument's type where PostgreSQL's result type depends on it:
   `sw_sum(x)` is bigint for smallint / integer arguments and numeric for bigint (DuckDB: HUGEINT for all);
   `sw_avg(x)` of integers is numeric (DECIMAL(38, 16)) and `sw_avg_text(x)` the exact text PostgreSQL prints
@@ -23,9 +26,12 @@ from __future__ import annotations
 from typing import Any
 
 from sparkwire.pgtypes.numeric_ops import numeric_div_text, numeric_spread_text
+from sparkwire.pgtypes.text_numbers import spell_float
 
 NUMERIC_DIV = "sw_numeric_div"
 NUMERIC_SPREAD = "sw_numeric_spread"
+FLOAT8_TEXT = "sw_float8_text"
+FLOAT4_TEXT = "sw_float4_text"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -69,9 +75,19 @@ def _numeric_div(a: object, b: object) -> str | None:
     return numeric_div_text(a, b)
 
 
+def _float8_text(value: float) -> str:
+    return spell_float(value, 15, 1, single=False).decode()
+
+
+def _float4_text(value: float) -> str:
+    return spell_float(value, 6, 1, single=True).decode()
+
+
 def install_duckdb(db: Any) -> None:
     """`db`: a duckdb connection (the database's, so every cursor sees the functions)."""
     db.create_function(NUMERIC_DIV, _numeric_div, ["VARCHAR", "VARCHAR"], "VARCHAR", side_effects=False)
+    db.create_function(FLOAT8_TEXT, _float8_text, ["DOUBLE"], "VARCHAR", side_effects=False)
+    db.create_function(FLOAT4_TEXT, _float4_text, ["FLOAT"], "VARCHAR", side_effects=False)
     for macro in MACROS:
         db.execute(macro)
 

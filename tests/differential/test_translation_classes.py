@@ -111,6 +111,10 @@ CLASSES = {
     "constant: an interval divided by a number": "SELECT interval '3 months 2 days' / 4, interval '90 minutes' / 2.5",
     "constant: an interval divided by zero (22012)": "SELECT interval '1 day' / (2 - 2)",
     "constant: varchar(n) and char(n) casts truncate": "SELECT 'hello'::varchar(2), 'hello'::char(3)",
+    "constant: a float cast to text": "SELECT 2e15::float8::text, (0.5::float8 * 4)::text, 1234567::real::text",
+    "constant: round(float8) half to even": "SELECT round(0.5::float8), round(-1.5::float8), round(2.5)",
+    "constant: float overflow and underflow (22003)": "SELECT 1e200::float8 * 1e200::float8",
+    "constant: a number with an exponent is numeric": "SELECT 2.5e2, 4e-4, '2.50e1'::numeric",
 }
 
 

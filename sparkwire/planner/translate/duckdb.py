@@ -31,6 +31,7 @@ from sparkwire.planner.bind.fields import UNCONSTRAINED_DECIMAL
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.duckdb_rules import pg_semantics
+from sparkwire.planner.translate.duckdb_rules.literals import numeric_input_text
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes
@@ -293,9 +294,9 @@ _NUMERIC_TEXT = re.compile(r"\s*(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan
 
 
 def _exact_numeric_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
-    """A projection `'1.50'::numeric` (or 'NaN') → the text itself, typed numeric by the planner: PostgreSQL keeps
-    the literal's digits and NaN, which DuckDB's DECIMAL(18,3) cannot. So is `1.50::numeric` among the statement's
-    own result columns (DuckDB would print 1.500, or fail past 18 digits)."""
+    """A projection `'1.50'::numeric` (or 'NaN') → the text PostgreSQL keeps of it (`'1e3'` is 1000), typed numeric
+    by the planner: PostgreSQL keeps the literal's digits and NaN, which DuckDB's DECIMAL(18,3) cannot. So is
+    `1.50::numeric` among the statement's own result columns (DuckDB would print 1.500, or fail past 18 digits)."""
     if (
         isinstance(node, exp.Cast)
         and isinstance(node.this, exp.Literal)
@@ -305,7 +306,7 @@ def _exact_numeric_literals(node: exp.Expression, ctx: SessionContext) -> exp.Ex
         and _is_projection(node)
         and (node.this.is_string or _result_select(node))
     ):
-        return exp.Literal.string(node.this.this.strip())
+        return exp.Literal.string(numeric_input_text(node.this.this))
     return node
 
 

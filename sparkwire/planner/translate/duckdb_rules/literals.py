@@ -5,11 +5,16 @@ with PostgreSQL 15's input function, at plan time as PostgreSQL does (it convert
 the statement): an integer is optional spaces, a sign and decimal digits (`'42.5'`, `'0x10'`: 22P02; out of the
 type's range: 22003); a float out of range is 22003; a boolean is a prefix of true/false/yes/no/on/off or 1/0,
 any case, spaces around (else 22P02) and becomes that boolean. DuckDB rounds `'42.5'::int`, reads hex, answers
-`'1e400'::float8` with Infinity and knows no `'on'`/`'off'`.
+`'1e400'::float8` with Infinity and knows no `'on'`/`'off'`. `exponent_literals(tree)`: a number written with an
+exponent (`1e3`, `1.5e-3`) is numeric in PostgreSQL, DuckDB reads a double: it becomes the same number written
+out (`1000.`, `0.0015`) where it takes at most 18 digits, as PostgreSQL's numeric would print it.
+`numeric_input_text(text)` is the text PostgreSQL's numeric input keeps of a valid numeric literal (`'1e3'` →
+`1000`, `'-.5'` → `-0.5`, `'nan'` → `NaN`).
 """
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 
@@ -55,6 +60,28 @@ def boolean_input(text: str) -> bool:
     if word in ("1", "0"):
         return word == "1"
     raise e.InvalidTextRepresentation(f'invalid input syntax for type boolean: "{text}"')
+
+
+def numeric_input_text(text: str) -> str:
+    value = decimal.Decimal(text.strip())
+    if value.is_zero() and not value.is_nan():
+        value = abs(value)
+    return format(value, "f")
+
+
+_DECIMAL_DIGITS = 18  # DuckDB's DECIMAL holds 38; a product of two such literals still fits
+
+
+def exponent_literals(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not (isinstance(node, exp.Literal) and not node.is_string and "e" in node.this.lower()):
+            return node
+        written = numeric_input_text(node.this)
+        if len(written.lstrip("-").replace(".", "")) > _DECIMAL_DIGITS:
+            return node
+        return exp.Literal.number(written if "." in written else written + ".")  # `1000.` is DECIMAL, `1000` not
+
+    return tree.transform(rewrite, copy=False)
 
 
 def literal_inputs(tree: exp.Expr) -> exp.Expr:
