@@ -46,6 +46,13 @@ CLASSES = {
         "SELECT id, extract(epoch FROM day), extract(epoch FROM at), extract(milliseconds FROM at) FROM events "
         "ORDER BY id"
     ),
+    "string_to_array, regexp_split_to_array, regexp_substr (Spark lacks them; functions/spark_arrays.py)": (
+        "SELECT id, string_to_array(note, ' '), string_to_array(w, ''), regexp_split_to_array(w, 'p'), "
+        "regexp_substr(w, 'p+') FROM words ORDER BY id"
+    ),
+    "regexp_split_to_table in FROM is a lateral unnest": (
+        "SELECT id, s FROM words, regexp_split_to_table(w, 'p') s ORDER BY id, s"
+    ),
     "round/trunc(x, n) has n decimals, of an integer too": (
         "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
     ),

@@ -1,6 +1,9 @@
-"""PostgreSQL functions neither engine has under PostgreSQL's name.
+"""PostgreSQL functions the engines lack under PostgreSQL's name.
 
 - lowering.py: PostgreSQL-level rewrites applied by both translators (translate/duckdb.py, translate/spark.py)
   before their own rules: a function DuckDB and Spark both lack becomes sqlglot nodes both generators print
-  (every, quote_ident, quote_literal, quote_nullable, width_bucket, scale, min_scale, regexp_match).
+  (every, quote_ident, quote_literal, quote_nullable, width_bucket, scale, min_scale, regexp_match,
+  regexp_substr, regexp_split_to_table).
+- spark_arrays.py: Spark-only rules (translate/spark_semantics.POST_RULES) for what DuckDB has and Spark lacks
+  (string_to_array, regexp_split_to_array).
 """

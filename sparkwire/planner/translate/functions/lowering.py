@@ -15,7 +15,10 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
 - scale(x) → the number of digits after the point in x's text, min_scale(x) → the same without trailing zeros;
   integers (PostgreSQL prints a numeric with its display scale, so its text is the scale);
 - regexp_match(s, pattern) with a written pattern (and no flags, or 'i'): NULL without a match, else the array
-  of its capture groups (of the whole match when the pattern has none); each group one regexp_extract.
+  of its capture groups (of the whole match when the pattern has none); each group one regexp_extract;
+- regexp_substr(s, pattern) → the first match (regexp_extract's group 0), NULL without one;
+- regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
+  column takes the alias, in a select list an unnest (Spark's regexp_split_to_array: functions/spark_arrays.py).
 Calls these rules cannot express (another arity, a pattern that is not a literal, other flags) are left as
 written and fail as before (42883).
 """
@@ -195,6 +198,39 @@ def _regexp_match(args: list[exp.Expr]) -> exp.Expr | None:
     return exp.Paren(this=exp.Case(ifs=[exp.If(this=matches, true=exp.Array(expressions=extracts))]))
 
 
+def _regexp_substr(node: exp.RegexpSubstr) -> exp.Expr | None:
+    """regexp_substr(s, pattern): the first match, NULL without one."""
+    if any(node.args.get(k) is not None for k in ("position", "occurrence", "parameters", "group")):
+        return None
+    value, pattern = node.this, node.expression
+    matches = exp.RegexpLike(this=value.copy(), expression=pattern.copy())
+    first = exp.RegexpExtract(this=value.copy(), expression=pattern.copy(), group=_number(0))
+    return exp.Paren(this=exp.Case(ifs=[exp.If(this=matches, true=first)]))
+
+
+def _split_to_array(args: list[exp.Expr]) -> exp.Expr:
+    return exp.Anonymous(this="regexp_split_to_array", expressions=[a.copy() for a in args])
+
+
+def _split_to_table(node: exp.Table) -> exp.Expr | None:
+    """`FROM …, regexp_split_to_table(s, pattern) [AS] t`: a lateral unnest of regexp_split_to_array, its column
+    named as the alias (a function in FROM is lateral, and its one column takes the table alias)."""
+    call = node.this
+    if (
+        not isinstance(call, exp.Anonymous)
+        or call.name.lower() != "regexp_split_to_table"
+        or len(call.expressions) != 2
+    ):
+        return None
+    alias = node.args.get("alias")
+    name = alias.name if isinstance(alias, exp.TableAlias) and alias.name else "regexp_split_to_table"
+    columns = list(alias.columns) if isinstance(alias, exp.TableAlias) and alias.columns else [exp.to_identifier(name)]
+    return exp.Lateral(
+        this=exp.Unnest(expressions=[_split_to_array(list(call.expressions))]),
+        alias=exp.TableAlias(this=exp.to_identifier(name), columns=columns),
+    )
+
+
 _BY_NAME: dict[str, Lowering] = {
     "every": lambda args: exp.LogicalAnd(this=args[0]) if len(args) == 1 else None,
     "quote_ident": _quote_ident,
@@ -203,12 +239,17 @@ _BY_NAME: dict[str, Lowering] = {
     "scale": _scale,
     "min_scale": _min_scale,
     "regexp_match": _regexp_match,
+    "regexp_split_to_table": lambda args: exp.Explode(this=_split_to_array(args)) if len(args) == 2 else None,
 }
 
 
 def _lower(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.WidthBucket):
         return _width_bucket(node) or node
+    if isinstance(node, exp.RegexpSubstr):
+        return _regexp_substr(node) or node
+    if isinstance(node, exp.Table):
+        return _split_to_table(node) or node
     if isinstance(node, exp.Anonymous):
         lowering = _BY_NAME.get(node.name.lower())
         lowered = lowering(list(node.expressions)) if lowering is not None else None
@@ -217,6 +258,6 @@ def _lower(node: exp.Expr) -> exp.Expr:
 
 
 def lower_functions(tree: exp.Expr) -> exp.Expr:
-    if not any(isinstance(n, exp.WidthBucket | exp.Anonymous) for n in tree.walk()):
+    if not any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Anonymous) for n in tree.walk()):
         return tree
     return tree.transform(_lower, copy=False)
