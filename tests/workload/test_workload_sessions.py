@@ -144,3 +144,21 @@ def test_spark_health_is_readable_by_everyone(sw: Conn, role: str) -> None:
             "SELECT state, restarts >= 0, failed_statements >= 0, memory_cancels >= 0 FROM mz_internal.mz_spark_health"
         ).fetchall()
     assert len(rows) == 1 and rows[0][0] in ("starting", "ready", "restarting") and rows[0][1:] == (True, True, True)
+
+
+def test_a_statement_is_in_the_log_once_in_flight_and_once_finished(sw: Conn) -> None:
+    """The statements in flight share the activity log's table with the finished ones (finished_at NULL): while it
+    runs a statement has one row, shown by mz_active_peeks; once it has finished it has one row, finished, and the
+    in-flight one is gone."""
+    outcome: list[BaseException | None] = []
+    thread, _ = _sleeper(sw.info.dsn, 2.0, outcome)
+    rows_of = (
+        "SELECT finished_at IS NULL, finished_status, p.id IS NOT NULL FROM mz_internal.mz_recent_activity_log l "
+        "LEFT JOIN mz_internal.mz_active_peeks p ON p.id = l.execution_id WHERE l.sql = 'SELECT pg_sleep(2.0)'"
+    )
+    running = poll(sw, rows_of, until=bool)
+    assert running == [(True, None, True)]
+    thread.join()
+    assert outcome == [None]
+    finished = poll(sw, rows_of, until=lambda r: r == [(False, "success", False)])
+    assert finished == [(False, "success", False)]

@@ -7,7 +7,7 @@ Contract:
   therefore never slowed or failed by its own logging.
 - The writer thread wakes every `interval` seconds (0.25: a batch's fixed cost is spread over many statements),
   renders the queued records (SHA-256, kept and redacted text: sqltext.py) and writes them in one transaction
-  (database.py); statements still in flight are rewritten into the `running` table each time the set changes, so a
+  (database.py); statements still in flight are rewritten (with `finished_at` NULL) each time the set changes, so a
   statement that never finishes is visible. Every `RETENTION_CHECK` seconds it deletes what is older than the
   retention. A failed batch is logged, counted (`failed_batches`) and dropped: the history is best effort, user
   statements are not.
