@@ -8,6 +8,9 @@ Contract:
 - `NUMERIC_SPREAD = "sw_numeric_spread"` (Spark only): `sw_numeric_spread(count, sum(x), sum(x·x), kind)` is
   PostgreSQL's numeric variance or stddev (`kind`: var_samp, var_pop, stddev_samp, stddev_pop) as exact text
   (pgtypes/numeric_ops.numeric_spread_text).
+- `FLOAT_NUMERIC = "sw_float_numeric"` (Spark): `sw_float_numeric(x, digits)` is PostgreSQL's float8::numeric
+  (digits 15, DBL_DIG) or float4::numeric (6, FLT_DIG) as exact text: the float printed `%.<digits>g` and read as
+  a numeric (`1e+20` → 100000000000000000000, `1e-05` → 0.00001), NaN and ±Infinity as PostgreSQL spells them.
 - `FLOAT8_TEXT = "sw_float8_text"` / `FLOAT4_TEXT = "sw_float4_text"` (DuckDB): a double / real as the text
   PostgreSQL's float8out / float4out print (pgtypes/text_numbers.spell_float: `1`, `1e+15`, `1e+07` for a real,
   `NaN`, `-0`), what `x::text` of a float is; DuckDB's cast prints `1.0`, `1000000000000000.0`, `nan`.
@@ -23,6 +26,8 @@ Contract:
 
 from __future__ import annotations
 
+import math
+from decimal import Decimal
 from typing import Any
 
 from sparkwire.pgtypes.numeric_ops import numeric_div_text, numeric_spread_text
@@ -30,6 +35,7 @@ from sparkwire.pgtypes.text_numbers import spell_float
 
 NUMERIC_DIV = "sw_numeric_div"
 NUMERIC_SPREAD = "sw_numeric_spread"
+FLOAT_NUMERIC = "sw_float_numeric"
 FLOAT8_TEXT = "sw_float8_text"
 FLOAT4_TEXT = "sw_float4_text"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
@@ -96,8 +102,20 @@ def _numeric_spread(count: object, sum_x: object, sum_x2: object, kind: str) -> 
     return numeric_spread_text(count, sum_x, sum_x2, kind)
 
 
+def _float_numeric(value: float | None, digits: int) -> str | None:
+    if value is None:
+        return None
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    read = Decimal(f"{value:.{digits}g}")
+    return "0" if read == 0 else f"{read:f}"
+
+
 def install_spark(spark: Any) -> None:
     from pyspark.sql.types import StringType
 
     spark.udf.register(NUMERIC_DIV, _numeric_div, StringType())
     spark.udf.register(NUMERIC_SPREAD, _numeric_spread, StringType())
+    spark.udf.register(FLOAT_NUMERIC, _float_numeric, StringType())

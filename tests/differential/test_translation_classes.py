@@ -53,6 +53,9 @@ CLASSES = {
     "regexp_split_to_table in FROM is a lateral unnest": (
         "SELECT id, s FROM words, regexp_split_to_table(w, 'p') s ORDER BY id, s"
     ),
+    "x::numeric keeps each value's scale: numeric(p, s), integer, float8 and real (%.15g / %.6g)": (
+        "SELECT id, n2::numeric, i::numeric, f::numeric, r::numeric FROM nums ORDER BY id"
+    ),
     "round/trunc(x, n) has n decimals, of an integer too": (
         "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
     ),

@@ -1,0 +1,85 @@
+"""`x::numeric` (no precision) on Spark with PostgreSQL's values: each keeps its own scale.
+
+Contract: `numeric_casts(tree, results_as_text)` rewrites a type-annotated, PostgreSQL-parsed tree in place (called
+by translate/spark.py after the numeric quotients). The printer turns an unconstrained numeric into DECIMAL(38, 10),
+which pads every value to 10 decimals (PostgreSQL: `salary::numeric` keeps salary's 2) and cannot hold 1e30.
+- a numeric(p, s) value (a column, a numeric expression Spark types DECIMAL(p, s)) is left as it is: its scale is
+  PostgreSQL's;
+- an integer is DECIMAL(20, 0); a number written in the query (`1.50::numeric`) its own DECIMAL(p, s);
+- a float8 / real that leaves the engine for a client (a result projection, `results_as_text`) is
+  `sw_float_numeric(x, 15 | 6)` (engine/pg_functions.py): PostgreSQL's float8_numeric / float4_numeric, the float
+  read back from `%.15g` / `%.6g`, as exact text with its own scale (result columns of type numeric without a
+  typmod keep a text value as it is); ORDER BY on that projection sorts by the number. Elsewhere the cast stays.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from sqlglot import exp
+
+from sparkwire.engine.pg_functions import FLOAT_NUMERIC
+from sparkwire.planner.translate import numeric_types as nt
+
+_T = exp.DataType.Type
+_INTEGERS = frozenset({_T.TINYINT, _T.SMALLINT, _T.INT, _T.BIGINT})
+_FLOAT_DIGITS = {_T.DOUBLE: 15, _T.FLOAT: 6}
+
+
+def _decimal_type(precision: int, scale: int) -> exp.DataType:
+    return exp.DataType.build(f"decimal({max(precision, 1)}, {scale})")
+
+
+def _typed_cast(node: exp.Expr, target: exp.DataType) -> exp.Cast:
+    cast = exp.Cast(this=node, to=target)
+    cast.type = target.copy()
+    return cast
+
+
+def _literal_decimal(node: exp.Expr) -> exp.DataType | None:
+    literal = node
+    while isinstance(literal, exp.Paren | exp.Neg):
+        literal = literal.this
+    if not isinstance(literal, exp.Literal) or literal.is_string:
+        return None
+    try:
+        value = Decimal(literal.this)
+    except InvalidOperation:
+        return None
+    exponent = value.as_tuple().exponent
+    if not isinstance(exponent, int):
+        return None
+    scale = max(-exponent, 0)
+    digits = len(value.as_tuple().digits) + max(exponent, 0)
+    if digits > 38 or scale > 38:
+        return None
+    return _decimal_type(max(digits, scale + 1), scale)
+
+
+def _rewrite(node: exp.Cast, results_as_text: bool) -> None:
+    source = node.this
+    kind = source.type.this if source.type is not None else None
+    written = _literal_decimal(source)
+    if written is not None:
+        node.set("to", written)
+        node.type = written.copy()
+    elif kind == _T.DECIMAL and source.type is not None and source.type.expressions:
+        node.replace(source)
+    elif kind in _INTEGERS:
+        target = _decimal_type(20, 0)
+        node.set("to", target)
+        node.type = target.copy()
+    elif kind in _FLOAT_DIGITS and results_as_text and nt.leaves_as_text(node):
+        digits = exp.Literal.number(_FLOAT_DIGITS[kind])
+        call = exp.Anonymous(
+            this=FLOAT_NUMERIC, expressions=[_typed_cast(source.copy(), exp.DataType.build("double")), digits]
+        )
+        nt.order_by_value(node, source.copy())  # a float sorts as its numeric does
+        node.replace(nt.named_as_postgres(node, call))
+
+
+def numeric_casts(tree: exp.Expr, results_as_text: bool) -> exp.Expr:
+    for node in list(tree.find_all(exp.Cast)):
+        if node.to.this == _T.DECIMAL and not node.to.expressions and not isinstance(node, exp.TryCast):
+            _rewrite(node, results_as_text)
+    return tree
