@@ -72,6 +72,29 @@ def _numeric_input(m: re.Match[str]) -> e.PgError:
     return e.InvalidTextRepresentation(f'invalid input syntax for type numeric: "{m.group(1)}"')
 
 
+# RE2's errors (DuckDB's regular expressions) in PostgreSQL's words where they differ
+_REGEX_WORDS = {
+    "missing )": "parentheses () not balanced",
+    "unexpected )": "parentheses () not balanced",
+    "missing ]": "brackets [] not balanced",
+    "bad repetition operator": "quantifier operand invalid",
+    "no argument for repetition operator": "quantifier operand invalid",
+    "trailing \\": "invalid escape \\ sequence",
+    "invalid escape sequence": "invalid escape \\ sequence",
+}
+_REGEX_ERROR = (
+    r"^Invalid Input Error: (missing \)|unexpected \)|missing \]|bad repetition operator|no argument for repetition "
+    r"operator|trailing \\|invalid escape sequence|bad character class|invalid character class(?: range)?|"
+    r"invalid repetition size|invalid perl operator|invalid named capture group|bad named capture group)"
+)
+
+
+def _regex_error(m: re.Match[str]) -> e.PgError:
+    return e.PgError.for_sqlstate("2201B")(
+        f"invalid regular expression: {_REGEX_WORDS.get(m.group(1), m.group(1))}", sqlstate="2201B"
+    )
+
+
 _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
     (kind, re.compile(pattern, re.S), builder)
     for kind, pattern, builder in (
@@ -163,6 +186,11 @@ _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
         ("ConversionException", r"Could not convert string '(.*?)' to (INT\d+)", _integer_input),
         (
             "ConversionException",
+            r"Could not convert string '(.*?)' to (INTERVAL|DATE|TIME|TIMESTAMP)\b",
+            lambda m: e.InvalidDatetimeFormat(f'invalid input syntax for type {m.group(2).lower()}: "{m.group(1)}"'),
+        ),
+        (
+            "ConversionException",
             r"Could not convert string '(.*?)' to (\w+)",
             lambda m: e.InvalidTextRepresentation(
                 f'invalid input syntax for type {_pg_type(m.group(2))}: "{m.group(1)}"'
@@ -205,6 +233,29 @@ _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
             lambda m: e.NumericValueOutOfRange(f"{_pg_type(m.group(1))} out of range"),
         ),
         ("InvalidInputException", r"Division by zero", lambda m: e.DivisionByZero("division by zero")),
+        ("InvalidInputException", _REGEX_ERROR, _regex_error),
+        (
+            "ConversionException",
+            r"Date out of range: (\d+)-(\d+)-(\d+)",
+            lambda m: e.DatetimeFieldOverflow(
+                f"date field value out of range: {int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            ),
+        ),
+        (
+            "ConversionException",
+            r'extract specifier "([^"]+)" not recognized',
+            lambda m: e.InvalidParameterValue(f'unit "{m.group(1).lower()}" not recognized for type timestamp'),
+        ),
+        (
+            "BinderException",
+            r"Set operations can only apply to expressions with the same number of result columns",
+            lambda m: e.SyntaxError("each UNION query must have the same number of columns"),
+        ),
+        (
+            "BinderException",
+            r'table "([^"]+)" has (\d+) columns available but (\d+) columns specified',
+            lambda m: e.PgError.for_sqlstate("42P10")(m.group(0), sqlstate="42P10"),
+        ),
         (
             "ConstraintException",
             r'Duplicate key "([^:]+): (.*?)" violates (?:primary key|unique) constraint',

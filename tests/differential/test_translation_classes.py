@@ -125,6 +125,18 @@ CLASSES = {
     "constant: round(float8) half to even": "SELECT round(0.5::float8), round(-1.5::float8), round(2.5)",
     "constant: float overflow and underflow (22003)": "SELECT 1e200::float8 * 1e200::float8",
     "constant: a number with an exponent is numeric": "SELECT 2.5e2, 4e-4, '2.50e1'::numeric",
+    "constant: an invalid regular expression is 2201B": "SELECT 'abc' ~ 'a[b'",
+    "constant: SQLSTATEs of DuckDB's errors (22008)": "SELECT make_date(2021, 13, 1)",
+    "constant: a VALUES list's columns are column1, column2": (
+        "SELECT column2 FROM (VALUES (1, 'b'), (2, 'a')) v ORDER BY column2"
+    ),
+    "constant: a VALUES statement ordered by column1": "VALUES (2, 'x'), (1, 'y') ORDER BY column1 LIMIT 1",
+    "constant: substring from a position before 1": "SELECT substring('sparkwire' FROM -1 FOR 4)",
+    "constant: string functions' argument errors": "SELECT split_part('x-y', '-', 0)",
+    "constant: || of two numbers is 42883": "SELECT 1.5 || 2",
+    "constant: SIMILAR TO patterns": (
+        "SELECT 'a_c' SIMILAR TO 'a!_c' ESCAPE '!', 'xyz' SIMILAR TO '_y%', 'x.z' SIMILAR TO 'x.z'"
+    ),
 }
 
 

@@ -11,8 +11,8 @@ minus over one and no interval (`float_kind`). Rules, each `rule(tree) -> tree`:
   from zero): `round_even(x, 0)`, the rule spark_math.float_rounding gives Spark.
 - float_overflow: float `*`, `/`, `+`, `-` and `^` whose result is infinite from finite operands are 22003 `value
   out of range: overflow`, and `*`, `/` and `^` whose result is 0 from non-zero operands 22003 `value out of
-  range: underflow` (DuckDB answers ±Infinity or 0), raised with `error()` as the shared rules raise
-  (duckdb_rules/shared.py).
+  range: underflow` (DuckDB answers ±Infinity or 0), raised as the shared rules raise (spark_math.raise_error,
+  made DuckDB's `error()` by duckdb_rules/shared.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.engine.pg_functions import FLOAT4_TEXT, FLOAT8_TEXT
-from sparkwire.errors import RAISED_MARKER
 from sparkwire.planner.translate.duckdb_rules.intervals import is_interval
+from sparkwire.planner.translate.spark_math import raise_error
 
 _FLOATS = {exp.DType.DOUBLE: FLOAT8_TEXT, exp.DType.FLOAT: FLOAT4_TEXT}
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Pow)
@@ -62,7 +62,7 @@ def float_rounding(tree: exp.Expr) -> exp.Expr:
 
 
 def _raise(message: str) -> exp.Expr:
-    return exp.Anonymous(this="error", expressions=[exp.Literal.string(f"{RAISED_MARKER}22003:{message}")])
+    return raise_error("22003", message)
 
 
 def _isinf(node: exp.Expr) -> exp.Expr:

@@ -9,6 +9,8 @@ engine/duckdb_errors.py maps back to the SQLSTATE and message:
   negative number to a non-integer power and zero to a negative power 2201F (DuckDB answers NaN or ±Infinity)
 - char_casts (spark_text.py): `x::varchar(n)` / `x::char(n)` keep the first n characters, char(n) pads (DuckDB
   ignores the length)
+- substring_bounds (spark_rules.py): substring(s, start[, n]) with start < 1 counts the positions before 1 (DuckDB
+  counts from the end)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from sqlglot import exp
 
 from sparkwire.errors import RAISED_MARKER
 from sparkwire.planner.translate.spark_math import Rule, domain_errors
+from sparkwire.planner.translate.spark_rules import substring_bounds
 from sparkwire.planner.translate.spark_text import char_casts
 
 
@@ -35,4 +38,4 @@ def duckdb_raises(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
-SHARED_RULES: tuple[Rule, ...] = (domain_errors, char_casts, duckdb_raises)
+SHARED_RULES: tuple[Rule, ...] = (domain_errors, char_casts, substring_bounds, duckdb_raises)
