@@ -96,6 +96,14 @@ class DivisionByZero(PgError):
     sqlstate = "22012"
 
 
+class InvalidArgumentForLogarithm(PgError):
+    sqlstate = "2201E"
+
+
+class InvalidArgumentForPowerFunction(PgError):
+    sqlstate = "2201F"
+
+
 class InvalidParameterValue(PgError):
     sqlstate = "22023"
 

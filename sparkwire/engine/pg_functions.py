@@ -11,6 +11,8 @@ Contract:
 - `FLOAT_NUMERIC = "sw_float_numeric"` (Spark): `sw_float_numeric(x, digits)` is PostgreSQL's float8::numeric
   (digits 15, DBL_DIG) or float4::numeric (6, FLT_DIG) as exact text: the float printed `%.<digits>g` and read as
   a numeric (`1e+20` → 100000000000000000000, `1e-05` → 0.00001), NaN and ±Infinity as PostgreSQL spells them.
+- `NUMERIC_MATH = "sw_numeric_math"` (Spark): `sw_numeric_math(function, x[, y])` is PostgreSQL's numeric sqrt, ln,
+  log, exp or power as exact text with numeric.c's scale (pgtypes/numeric_math.py), its domain errors included.
 - `FLOAT8_TEXT = "sw_float8_text"` / `FLOAT4_TEXT = "sw_float4_text"` (DuckDB): a double / real as the text
   PostgreSQL's float8out / float4out print (pgtypes/text_numbers.spell_float: `1`, `1e+15`, `1e+07` for a real,
   `NaN`, `-0`), what `x::text` of a float is; DuckDB's cast prints `1.0`, `1000000000000000.0`, `nan`.
@@ -30,12 +32,14 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from sparkwire.pgtypes.numeric_math import numeric_math_text
 from sparkwire.pgtypes.numeric_ops import numeric_div_text, numeric_spread_text
 from sparkwire.pgtypes.text_numbers import spell_float
 
 NUMERIC_DIV = "sw_numeric_div"
 NUMERIC_SPREAD = "sw_numeric_spread"
 FLOAT_NUMERIC = "sw_float_numeric"
+NUMERIC_MATH = "sw_numeric_math"
 FLOAT8_TEXT = "sw_float8_text"
 FLOAT4_TEXT = "sw_float4_text"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
@@ -113,9 +117,14 @@ def _float_numeric(value: float | None, digits: int) -> str | None:
     return "0" if read == 0 else f"{read:f}"
 
 
+def _numeric_math(function: str, *args: object) -> str | None:
+    return numeric_math_text(function, *args)
+
+
 def install_spark(spark: Any) -> None:
     from pyspark.sql.types import StringType
 
     spark.udf.register(NUMERIC_DIV, _numeric_div, StringType())
     spark.udf.register(NUMERIC_SPREAD, _numeric_spread, StringType())
     spark.udf.register(FLOAT_NUMERIC, _float_numeric, StringType())
+    spark.udf.register(NUMERIC_MATH, _numeric_math, StringType())

@@ -56,6 +56,11 @@ CLASSES = {
     "x::numeric keeps each value's scale: numeric(p, s), integer, float8 and real (%.15g / %.6g)": (
         "SELECT id, n2::numeric, i::numeric, f::numeric, r::numeric FROM nums ORDER BY id"
     ),
+    "numeric sqrt/ln/log/exp/power with numeric.c's scale (pgtypes/numeric_math.py)": (
+        "SELECT id, sqrt(abs(n4)), ln(abs(n2) + 1), log(2, abs(n0) + 1), exp(n4), power(n2, 2), power(n4 + 3, 0.5) "
+        "FROM nums WHERE id <> 4 ORDER BY id"
+    ),
+    "numeric ln of zero or a negative number is 2201E": "SELECT id, ln(n0) FROM nums ORDER BY id",
     "round/trunc(x, n) has n decimals, of an integer too": (
         "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
     ),

@@ -37,6 +37,7 @@ from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.spark_numeric_casts import numeric_casts
+from sparkwire.planner.translate.functions.spark_numeric_math import numeric_math
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
 from sparkwire.planner.translate.spark_pg_types import pg_result_values
@@ -183,6 +184,7 @@ def to_spark_sql(
     tree = pg_result_values(tree, schema or {})
     tree = pg_quotients(tree, schema or {}, results_as_text)
     tree = numeric_casts(tree, results_as_text)  # x::numeric keeps each value's scale (functions/)
+    tree = numeric_math(tree, schema or {}, results_as_text)  # numeric sqrt/ln/exp/power (functions/)
     if tree.sql(dialect="postgres") != before:  # types as PostgreSQL's: a view's avg() column is numeric, not double
         tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")
     for rule in (*PRE_RULES, *RULES, *POST_RULES):

@@ -7,4 +7,6 @@
 - spark_arrays.py: Spark-only rules (translate/spark_semantics.POST_RULES) for what DuckDB has and Spark lacks
   (string_to_array, regexp_split_to_array).
 - spark_numeric_casts.py: `x::numeric` keeps each value's scale on Spark (called by translate/spark.py).
+- spark_numeric_math.py: numeric sqrt/ln/log/exp/power with numeric.c's digits on Spark (called by
+  translate/spark.py).
 """
