@@ -61,6 +61,10 @@ CLASSES = {
         "FROM nums WHERE id <> 4 ORDER BY id"
     ),
     "numeric ln of zero or a negative number is 2201E": "SELECT id, ln(n0) FROM nums ORDER BY id",
+    "substring(s FROM 'pattern') is a regular expression's first group": (
+        "SELECT id, substring(w FROM '[a-z]+'), substring(w FROM '(.)p') FROM words ORDER BY id"
+    ),
+    "text || NULL is a NULL text column": "SELECT id, w || NULL, NULL || lang FROM words ORDER BY id",
     "round/trunc(x, n) has n decimals, of an integer too": (
         "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
     ),

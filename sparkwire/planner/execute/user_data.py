@@ -103,6 +103,8 @@ def _not_waiting(event_type: str | None, event: str | None) -> None:
 def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
     if column.type.equals(target):
         return column
+    if pa.types.is_null(target) and column.null_count == len(column):  # `w || NULL`: DuckDB's NULL type, Spark's text
+        return pa.nulls(len(column))
     try:
         if pa.types.is_interval(target) and pa.types.is_duration(column.type):  # Spark's day-time intervals
             return duration_to_interval(column)

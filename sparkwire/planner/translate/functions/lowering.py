@@ -16,7 +16,8 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
   integers (PostgreSQL prints a numeric with its display scale, so its text is the scale);
 - regexp_match(s, pattern) with a written pattern (and no flags, or 'i'): NULL without a match, else the array
   of its capture groups (of the whole match when the pattern has none); each group one regexp_extract;
-- regexp_substr(s, pattern) → the first match (regexp_extract's group 0), NULL without one;
+- regexp_substr(s, pattern) → the first match (regexp_extract's group 0), NULL without one; substring(s FROM
+  'pattern') (a written text start is a regular expression) → its first capture group, or the whole match;
 - regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
   column takes the alias, in a select list an unnest (Spark's regexp_split_to_array: functions/spark_arrays.py).
 Calls these rules cannot express (another arity, a pattern that is not a literal, other flags) are left as
@@ -208,6 +209,18 @@ def _regexp_substr(node: exp.RegexpSubstr) -> exp.Expr | None:
     return exp.Paren(this=exp.Case(ifs=[exp.If(this=matches, true=first)]))
 
 
+def _regex_substring(node: exp.Substring) -> exp.Expr | None:
+    """substring(s FROM 'pattern'): a written text start is a regular expression (PostgreSQL's textregexsubstr):
+    its first capture group, or the whole match when it has none; NULL without a match."""
+    start = node.args.get("start")
+    if not (isinstance(start, exp.Literal) and start.is_string) or node.args.get("length") is not None:
+        return None
+    group = 1 if capture_groups(start.name) else 0
+    matches = exp.RegexpLike(this=node.this.copy(), expression=start.copy())
+    found = exp.RegexpExtract(this=node.this.copy(), expression=start.copy(), group=_number(group))
+    return exp.Paren(this=exp.Case(ifs=[exp.If(this=matches, true=found)]))
+
+
 def _split_to_array(args: list[exp.Expr]) -> exp.Expr:
     return exp.Anonymous(this="regexp_split_to_array", expressions=[a.copy() for a in args])
 
@@ -248,6 +261,8 @@ def _lower(node: exp.Expr) -> exp.Expr:
         return _width_bucket(node) or node
     if isinstance(node, exp.RegexpSubstr):
         return _regexp_substr(node) or node
+    if isinstance(node, exp.Substring):
+        return _regex_substring(node) or node
     if isinstance(node, exp.Table):
         return _split_to_table(node) or node
     if isinstance(node, exp.Anonymous):
@@ -258,6 +273,6 @@ def _lower(node: exp.Expr) -> exp.Expr:
 
 
 def lower_functions(tree: exp.Expr) -> exp.Expr:
-    if not any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Anonymous) for n in tree.walk()):
+    if not any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Substring | exp.Anonymous) for n in tree.walk()):
         return tree
     return tree.transform(_lower, copy=False)
