@@ -143,6 +143,10 @@ CLASSES = {
     "constant: substring from a position before 1": "SELECT substring('sparkwire' FROM -1 FOR 4)",
     "constant: string functions' argument errors": "SELECT split_part('x-y', '-', 0)",
     "constant: || of two numbers is 42883": "SELECT 1.5 || 2",
+    "constant: integer and timestamptz result types of computed columns": (
+        "SELECT lcm(6, 4) AS l, strpos('abc', 'c'), date '2024-03-01' - date '2024-01-01', "
+        "date_trunc('month', date '2024-02-29')"
+    ),
     "constant: SIMILAR TO patterns": (
         "SELECT 'a_c' SIMILAR TO 'a!_c' ESCAPE '!', 'xyz' SIMILAR TO '_y%', 'x.z' SIMILAR TO 'x.z'"
     ),
