@@ -45,6 +45,7 @@ COMPUTED = (1700, -2)
 NUMERIC_QUOTIENT = (1700, -3)
 # The typmod of a type PostgreSQL's rules give a computed projection (pg_result_types.py): sent with typmod -1.
 INFERRED = -4
+_TYPMOD_FREE = frozenset({16, 20, 21, 23, 25, 700, 701, 1082, 1114, 1184})  # no typmod: bool, numbers, text, dates
 
 
 def inferred(declared: Declared) -> bool:
@@ -183,11 +184,24 @@ def _inferred(node: exp.Expression, columns: Columns) -> Declared:
 
 
 def _projection(
-    node: exp.Expression, relations: dict[str, BuiltinRelation], only_builtin: bool, columns: Columns | None = None
+    node: exp.Expression,
+    relations: dict[str, BuiltinRelation],
+    only_builtin: bool,
+    columns: Columns | None = None,
+    derived: Columns | None = None,
 ) -> Declared:
-    if columns is not None and not isinstance(node, exp.Cast | exp.Column | exp.Literal | exp.Subquery):
-        found = _inferred(node, columns)
+    if derived is not None and not isinstance(node, exp.Cast | exp.Column | exp.Literal | exp.Subquery):
+        found = _inferred(node, derived)
         if found is not None:
+            return found
+    if (
+        columns is not None
+        and derived is not None
+        and isinstance(node, exp.Column)
+        and result_type(node, columns) is None
+    ):
+        found = _inferred(node, derived)  # a derived table's or CTE's column: typed by PostgreSQL's rules (a
+        if found is not None and found[0] in _TYPMOD_FREE:  # numeric or varchar one may keep its column's typmod)
             return found
     if isinstance(node, exp.Cast):
         return _cast(node)
@@ -223,7 +237,7 @@ def declared_types(tree: exp.Expression, columns: Columns | None = None) -> tupl
     scope = _scope(tree)
     relations, only_builtin = scope if scope is not None else ({}, False)
     out: list[Declared] = []
-    columns = with_derived(tree, columns) if columns is not None else None
+    derived = with_derived(tree, columns) if columns is not None else None
     for projection in tree.expressions:
         node = projection.unalias()
         if isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star)):
@@ -232,5 +246,5 @@ def declared_types(tree: exp.Expression, columns: Columns | None = None) -> tupl
                 return None
             out += expanded
             continue
-        out.append(_projection(node, relations, only_builtin, columns))
+        out.append(_projection(node, relations, only_builtin, columns, derived))
     return tuple(out)

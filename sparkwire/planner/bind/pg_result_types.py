@@ -12,7 +12,8 @@ The rules, from PostgreSQL 15's catalog (pg_proc.prorettype by argument type, pg
   numeric < double precision; real with real is real, real with anything else double precision; no float `%`;
   date - date is integer, date ± integer date;
 - aggregates and window functions by their argument's type (`AGGREGATES`, `WINDOW_FUNCTIONS`): count, the
-  ranking functions bigint, ntile integer, sum of smallint/integer bigint and of bigint numeric, avg and
+  ranking functions bigint, ntile integer, percentile_cont double precision, percentile_disc and mode the
+  ordered value's type, sum of smallint/integer bigint and of bigint numeric, avg and
   stddev/variance of integers and numerics numeric (of floats double precision), min/max the argument's type, …;
 - `FUNCTIONS`: scalar functions by PostgreSQL name (lower case) → rule over the argument types; helper modules add
   theirs here (`register`), one rule per function, never per query.
@@ -200,6 +201,8 @@ def result_type(node: exp.Expr, columns: Columns) -> str | None:
         return arithmetic(types, modulo=isinstance(node, exp.Mod), operator=operator)
     if isinstance(node, exp.Window | exp.Filter):
         return result_type(node.this, columns)
+    if isinstance(node, exp.WithinGroup):
+        return _ordered_set(node, columns)
     if isinstance(node, exp.Count):
         return BIGINT
     rule = _RULES.get(type(node))
@@ -209,6 +212,21 @@ def result_type(node: exp.Expr, columns: Columns) -> str | None:
     if rule is None:
         return function_type(node, lambda arg: result_type(arg, columns))  # scalar functions: pg_function_types.py
     return rule([result_type(arg, columns) for arg in _arguments(node)])
+
+
+def _ordered_set(node: exp.WithinGroup, columns: Columns) -> str | None:
+    """percentile_cont(fraction) of numbers is double precision (of an interval an interval); percentile_disc and
+    mode are the ordered value's type. A fraction array (several percentiles) is not typed here."""
+    order = node.expression
+    keys = order.expressions if isinstance(order, exp.Order) else []
+    if len(keys) != 1 or isinstance(node.this.this, exp.Array):
+        return None
+    value = result_type(keys[0].this, columns)
+    if isinstance(node.this, exp.PercentileCont):
+        return "interval" if value == "interval" else DOUBLE if value in (*NUMBERS, REAL) else None
+    if isinstance(node.this, exp.PercentileDisc | exp.Mode):
+        return _extreme([value])
+    return None
 
 
 def _outputs(select: exp.Select, columns: Columns) -> dict[str, str]:
@@ -223,8 +241,10 @@ def _outputs(select: exp.Select, columns: Columns) -> dict[str, str]:
 def with_derived(tree: exp.Expr, columns: Columns) -> dict[str, Mapping[str, str]]:
     """`columns` and, by alias, the output columns of `tree`'s CTEs and derived tables (innermost first)."""
     found: dict[str, Mapping[str, str]] = dict(columns)
-    for node in reversed(list(tree.find_all(exp.CTE, exp.Subquery))):
+    for node in reversed(list(tree.find_all(exp.CTE, exp.Subquery, exp.Lateral))):
         inner, alias = node.this, node.alias
+        if isinstance(node, exp.Lateral) and isinstance(inner, exp.Subquery):  # LATERAL (SELECT …) alias
+            inner = inner.this
         if alias and isinstance(inner, exp.Select):
             found[alias] = _outputs(inner, found)
     return found

@@ -3,7 +3,8 @@
 Contract: `Columns` maps a relation's name or alias to its columns' PostgreSQL type names (unqualified columns are
 looked up in every relation, and used when exactly one has them). `kind(node, columns)` is "numeric", "float",
 "integer" or None (anything else or unknown), from casts, literals (`1.5` is numeric, `1` integer), columns,
-and the arithmetic, aggregates and functions over them. `numeric_quotient(div, columns)`: a `/` PostgreSQL
+and the arithmetic, aggregates and functions over them (windows, FILTER and the rest by
+planner/bind/pg_result_types.py). `numeric_quotient(div, columns)`: a `/` PostgreSQL
 computes as numeric (an operand is numeric and none is a float). `avg_kind(avg, columns)`: the kind of avg's
 argument.
 
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from sparkwire.planner.bind.naming import column_name
-from sparkwire.planner.bind.pg_result_types import with_derived
+from sparkwire.planner.bind.pg_result_types import result_type, with_derived
 
 Columns = Mapping[str, Mapping[str, str]]
 Kind = str | None
@@ -99,7 +100,7 @@ def kind(node: exp.Expr, columns: Columns) -> Kind:
         return "numeric" if found == "integer" else found
     if isinstance(node, exp.Count):
         return "integer"
-    return None
+    return _of_type_name(result_type(node, columns) or "")  # windows, FILTER, …: PostgreSQL's rules
 
 
 def numeric_quotient(div: exp.Div, columns: Columns) -> bool:
