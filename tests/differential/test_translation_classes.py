@@ -65,6 +65,10 @@ CLASSES = {
         "SELECT id, substring(w FROM '[a-z]+'), substring(w FROM '(.)p') FROM words ORDER BY id"
     ),
     "text || NULL is a NULL text column": "SELECT id, w || NULL, NULL || lang FROM words ORDER BY id",
+    "COALESCE / GREATEST / LEAST of numerics return the chosen value with its own scale": (
+        "SELECT id, coalesce(n2, -1) AS c, greatest(n4, 0), least(n2, n4, 2.50), coalesce(i, n2) FROM nums "
+        "ORDER BY c, id"
+    ),
     "round/trunc(x, n) has n decimals, of an integer too": (
         "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
     ),

@@ -36,7 +36,7 @@ from sqlglot.optimizer.qualify import qualify
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.lowering import lower_functions
-from sparkwire.planner.translate.functions.spark_numeric_casts import numeric_casts
+from sparkwire.planner.translate.functions.spark_numeric_casts import chosen_scales, numeric_casts
 from sparkwire.planner.translate.functions.spark_numeric_math import numeric_math
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
@@ -183,7 +183,7 @@ def to_spark_sql(
     before = tree.sql(dialect="postgres")
     tree = pg_result_values(tree, schema or {})
     tree = pg_quotients(tree, schema or {}, results_as_text)
-    tree = numeric_casts(tree, results_as_text)  # x::numeric keeps each value's scale (functions/)
+    tree = chosen_scales(numeric_casts(tree, results_as_text), results_as_text)  # numerics' own scales (functions/)
     tree = numeric_math(tree, schema or {}, results_as_text)  # numeric sqrt/ln/exp/power (functions/)
     if tree.sql(dialect="postgres") != before:  # types as PostgreSQL's: a view's avg() column is numeric, not double
         tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")

@@ -10,6 +10,10 @@ which pads every value to 10 decimals (PostgreSQL: `salary::numeric` keeps salar
   `sw_float_numeric(x, 15 | 6)` (engine/pg_functions.py): PostgreSQL's float8_numeric / float4_numeric, the float
   read back from `%.15g` / `%.6g`, as exact text with its own scale (result columns of type numeric without a
   typmod keep a text value as it is); ORDER BY on that projection sorts by the number. Elsewhere the cast stays.
+`chosen_scales(tree, results_as_text)`: COALESCE / GREATEST / LEAST over numerics of different scales (an
+integer or a numeric(p, s) column, a written number) return the chosen argument with its own scale in
+PostgreSQL (`coalesce(n2, -1)` prints -1, not -1.00); where such a call is a result projection it is the chosen
+argument's text (the first non-NULL one, or the first equal to Spark's greatest / least), as a numeric's text.
 """
 
 from __future__ import annotations
@@ -82,4 +86,46 @@ def numeric_casts(tree: exp.Expr, results_as_text: bool) -> exp.Expr:
     for node in list(tree.find_all(exp.Cast)):
         if node.to.this == _T.DECIMAL and not node.to.expressions and not isinstance(node, exp.TryCast):
             _rewrite(node, results_as_text)
+    return tree
+
+
+_CHOICES = (exp.Coalesce, exp.Greatest, exp.Least)
+
+
+def _scale_and_text(arg: exp.Expr) -> tuple[int, exp.Expr] | None:
+    """The display scale of a choice's argument and its text as PostgreSQL prints it; None when not a numeric."""
+    written = _literal_decimal(arg)
+    if written is not None:
+        scale = int(written.expressions[1].name)
+        return scale, exp.Literal.string(arg.sql("postgres").replace(" ", ""))
+    kind = arg.type.this if arg.type is not None else None
+    if kind == _T.DECIMAL and arg.type is not None and len(arg.type.expressions) == 2:
+        return int(arg.type.expressions[1].name), exp.cast(arg.copy(), "text")
+    if kind in _INTEGERS:
+        return 0, exp.cast(arg.copy(), "text")
+    return None
+
+
+def _chosen_text(node: exp.Expr, args: list[exp.Expr], texts: list[exp.Expr]) -> exp.Expr:
+    if isinstance(node, exp.Coalesce):
+        conditions: list[exp.Expr] = [exp.Not(this=exp.Is(this=a.copy(), expression=exp.Null())) for a in args]
+    else:
+        value = type(node)(this=args[0].copy(), expressions=[a.copy() for a in args[1:]])
+        conditions = [exp.EQ(this=a.copy(), expression=value.copy()) for a in args]
+    return exp.Case(ifs=[exp.If(this=c, true=t) for c, t in zip(conditions, texts, strict=True)])
+
+
+def chosen_scales(tree: exp.Expr, results_as_text: bool) -> exp.Expr:
+    if not results_as_text:
+        return tree
+    for node in list(tree.find_all(*_CHOICES)):
+        if not nt.leaves_as_text(node) or node.type is None or node.type.this != _T.DECIMAL:
+            continue
+        args = [node.this, *node.expressions]
+        found = [_scale_and_text(a) for a in args]
+        if any(f is None for f in found) or len({f[0] for f in found if f is not None}) < 2:
+            continue
+        texts = [f[1] for f in found if f is not None]
+        nt.order_by_value(node, node.copy())
+        node.replace(nt.named_as_postgres(node, _chosen_text(node, args, texts)))
     return tree
