@@ -248,6 +248,11 @@ _RULES: tuple[tuple[str, re.Pattern[str], Builder], ...] = tuple(
         ),
         (
             "BinderException",
+            r"Subquery returns \d+ columns - expected 1",
+            lambda m: e.SyntaxError("subquery must return only one column"),
+        ),
+        (
+            "BinderException",
             r"Set operations can only apply to expressions with the same number of result columns",
             lambda m: e.SyntaxError("each UNION query must have the same number of columns"),
         ),

@@ -17,6 +17,9 @@ where Spark takes them.
 IN): `x op ANY (sub)` becomes `EXISTS (sub's FROM/WHERE AND x op y)` and `x op ALL (sub)` becomes `NOT EXISTS (sub's
 FROM/WHERE AND (NOT (x op y) OR y IS NULL OR x IS NULL))`. Where PostgreSQL's answer is NULL these give false,
 which a WHERE filters alike (in a select list they differ: a known disagreement).
+
+`cte_materialization`: `WITH x AS [NOT] MATERIALIZED (…)` is a planner hint in PostgreSQL (it changes no result of
+these queries); Spark has no such clause (42601), so the hint is dropped.
 """
 
 from __future__ import annotations
@@ -123,4 +126,10 @@ def quantified_subqueries(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
-SUBQUERY_RULES: tuple[Rule, ...] = (in_subquery_values, quantified_subqueries)
+def cte_materialization(tree: exp.Expr) -> exp.Expr:
+    for cte in tree.find_all(exp.CTE):
+        cte.set("materialized", None)
+    return tree
+
+
+SUBQUERY_RULES: tuple[Rule, ...] = (in_subquery_values, quantified_subqueries, cte_materialization)

@@ -9,6 +9,8 @@ engine/duckdb_errors.py maps back to the SQLSTATE and message:
   negative number to a non-integer power and zero to a negative power 2201F (DuckDB answers NaN or ±Infinity)
 - char_casts (spark_text.py): `x::varchar(n)` / `x::char(n)` keep the first n characters, char(n) pads (DuckDB
   ignores the length)
+- limit_values (spark_limits.py): LIMIT NULL / ALL, a fractional or quoted count rounded, a negative LIMIT 2201W
+  and OFFSET 2201X (DuckDB: 42804 for both)
 - substring_bounds (spark_rules.py): substring(s, start[, n]) with start < 1 counts the positions before 1 (DuckDB
   counts from the end)
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from sparkwire.errors import RAISED_MARKER
+from sparkwire.planner.translate.spark_limits import limit_values
 from sparkwire.planner.translate.spark_math import Rule, domain_errors
 from sparkwire.planner.translate.spark_rules import substring_bounds
 from sparkwire.planner.translate.spark_text import char_casts
@@ -38,4 +41,4 @@ def duckdb_raises(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
-SHARED_RULES: tuple[Rule, ...] = (domain_errors, char_casts, substring_bounds, duckdb_raises)
+SHARED_RULES: tuple[Rule, ...] = (domain_errors, char_casts, limit_values, substring_bounds, duckdb_raises)
