@@ -124,9 +124,6 @@ CLASSES = {
         "SELECT s.x + 1, avg(s.x), max(s.d) - min(s.d) FROM (SELECT age * 2 AS x, hired AS d FROM emp) s "
         "GROUP BY 1 ORDER BY 1"
     ),
-    "a varchar(n) column is described as character varying; percentile_cont is double precision": (
-        "SELECT note, percentile_cont(0.5) WITHIN GROUP (ORDER BY id) FROM words GROUP BY note ORDER BY note"
-    ),
     # constant queries, answered by DuckDB (planner/translate/duckdb_rules/)
     "constant: a math domain error is Spark's rule (2201E)": "SELECT 1 + ln(-1.5)",
     "constant: an integer's input syntax (22P02)": "SELECT '7.0'::smallint",
