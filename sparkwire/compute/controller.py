@@ -3,8 +3,8 @@ statements, view maintenance and index building, and source ingestion when it co
 
 Contract (one per process, made by the data plane; every method may be called from any thread):
 - `sync(state)` after every catalog commit: the replicas of `state` become the Spark pools (declared for the next
-  Spark start, created in the running one when first used) and the replica history records replicas that came or
-  went (since the server started: replicas that existed at start have a NULL created_at).
+  Spark start, created in the running one when first used) and the replica history (`history`: a file, kept across
+  restarts; compute/replica_history.py) records replicas that came or went.
 - `cluster_of(item, state)`: the cluster an object's work runs on — its own (materialized views, indexes), else the
   cluster of its oldest index (an indexed view), else None.
 - `running(kind, cluster_id, object_id=…, execution_id=…)`: a context manager around one piece of work (`query`:
@@ -25,6 +25,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from sparkwire import errors
@@ -33,6 +34,7 @@ from sparkwire.catalog.clusters import replicas
 from sparkwire.catalog.objects import Cluster, ClusterReplica, Item
 from sparkwire.catalog.sizes import size_of
 from sparkwire.compute.pools import SparkPools, pool_name
+from sparkwire.compute.replica_history import ReplicaHistory
 from sparkwire.engine.spark import SparkEngine
 
 WorkKind = Literal["query", "materialized-view", "index", "ingestion"]
@@ -58,19 +60,8 @@ class Work:
     started_at: datetime.datetime
 
 
-@dataclass(slots=True)
-class _History:
-    replica_id: str
-    size: str
-    cluster_id: str
-    cluster_name: str
-    replica_name: str
-    created_at: datetime.datetime | None
-    dropped_at: datetime.datetime | None = None
-
-
 class ClusterController:
-    def __init__(self, spark: SparkEngine, state: CatalogState) -> None:
+    def __init__(self, spark: SparkEngine, state: CatalogState, history: Path | None = None) -> None:
         self._spark = spark
         self.pools = SparkPools(spark)
         self._lock = threading.Lock()
@@ -79,35 +70,20 @@ class ClusterController:
         self._turn = itertools.count()
         self._ids = itertools.count(1)
         self._work: dict[int, Work] = {}
-        self._history: dict[str, _History] = {}
-        self._sync(state, started=False)
+        self._history = ReplicaHistory(history)
+        self.sync(state)
 
     # ---- the catalog's clusters → pools ---------------------------------------------------------------------
 
     def sync(self, state: CatalogState) -> None:
-        self._sync(state, started=True)
-
-    def _sync(self, state: CatalogState, *, started: bool) -> None:
         with self._lock:
             if state.clusters is self._clusters:
                 return
             self._clusters = state.clusters
             self._replicas = {c.id: (c, replicas(c)) for c in state.clusters.values()}
-            now = _now()
-            live: set[str] = set()
-            for cluster, reps in self._replicas.values():
-                for r in reps:
-                    live.add(r.id)
-                    known = self._history.get(r.id)
-                    if known is None or known.dropped_at is not None:
-                        self._history[r.id] = _History(
-                            r.id, r.size, cluster.id, cluster.name, r.name, now if started else None
-                        )
-                    else:
-                        known.cluster_name = cluster.name
-            for h in self._history.values():
-                if h.replica_id not in live and h.dropped_at is None:
-                    h.dropped_at = now
+            self._history.observe(
+                {r.id: (r.size, c.id, c.name, r.name) for c, reps in self._replicas.values() for r in reps}, _now()
+            )
             pools = {
                 pool_name(c.id, r.id): size_of(r.size) for c, reps in self._replicas.values() for r in reps
             }
@@ -174,7 +150,7 @@ class ClusterController:
                     "dropped_at": h.dropped_at,
                     "credits_per_hour": float(size_of(h.size).credits_per_hour),
                 }
-                for h in self._history.values()
+                for h in self._history.rows()
             ]
 
     def _all_replicas(self) -> list[tuple[str, ClusterReplica]]:

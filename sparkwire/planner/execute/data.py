@@ -100,7 +100,8 @@ class DataPlane:
         self.notices.start(catalog.state)
         self.refreshes = RefreshLog()  # freshness: every computation of resident contents (`_compute`)
         self.spark_jobs: SparkJobsFeed | None = None  # live Spark work, set by the service (progress notices)
-        self.clusters = ClusterController(spark, catalog.state)  # which replica's pool runs what (compute/)
+        history = None if data_dir is None else data_dir / "compute" / "replica_history.jsonl"
+        self.clusters = ClusterController(spark, catalog.state, history)  # which replica's pool runs what (compute/)
         install_live_views(duck, self.clusters)
         self.sources = Sources(storage, catalog.write_ts, self.clusters, data_dir)
         install_source_views(duck, self.sources.health)
