@@ -15,7 +15,8 @@ engine's values fit it. DuckDB holds PostgreSQL's `name`, `"char"`, `regproc` an
 - the functions PostgreSQL types `name` (current_user, session_user, user, current_role, current_schema,
   current_database, current_catalog, pg_get_userbyid, pg_encoding_to_char) → name, current_schemas → name[];
   to_regclass → regclass, to_regtype → regtype;
-- with `columns` (the user relations' column types, for a query over them): a computed projection whose type
+- with `columns` (the user relations' column types, for a query over them): a varchar(n) / char(n) column → its
+  type and typmod (the engines hold text); a computed projection whose type
   PostgreSQL's rules give (pg_result_types.py: arithmetic, aggregates, window functions, functions registered
   there) → that type, marked `inferred` (typmod INFERRED): it wins over the engine's, and the rows are conformed
   to it (the Spark translation computes the value in that type, translate/spark_pg_types.py).
@@ -33,7 +34,7 @@ from sparkwire.catalog.relations.pg import TABLE_FUNCTIONS
 from sparkwire.catalog.relations.relation import BuiltinRelation
 from sparkwire.introspection.relations import RELATIONS
 from sparkwire.pgtypes.registry import parse_type_name
-from sparkwire.planner.bind.pg_result_types import Columns, result_type, with_derived
+from sparkwire.planner.bind.pg_result_types import Columns, column_type, result_type, with_derived
 from sparkwire.planner.grammar.dialect import PG
 
 Declared = tuple[int, int] | None
@@ -52,7 +53,7 @@ def inferred(declared: Declared) -> bool:
     return declared is not None and declared[1] == INFERRED
 
 
-NAME, CHAR, REGPROC, VARCHAR, REGCLASS, REGTYPE, NAME_ARRAY = 19, 18, 24, 1043, 2205, 2206, 1003
+NAME, CHAR, REGPROC, VARCHAR, REGCLASS, REGTYPE, NAME_ARRAY, BPCHAR = 19, 18, 24, 1043, 2205, 2206, 1003, 1042
 _COLUMN_TYPES: dict[str, int] = {
     "name": NAME,
     '"char"': CHAR,
@@ -183,6 +184,18 @@ def _inferred(node: exp.Expression, columns: Columns) -> Declared:
     return pgtype.oid, INFERRED
 
 
+def _character_column(node: exp.Column, columns: Columns) -> Declared:
+    """A user relation's varchar(n) / char(n) column keeps its type and typmod (the engines hold both as text)."""
+    spelled = column_type(node, columns)
+    if spelled is None:
+        return None
+    try:
+        pgtype, typmod = parse_type_name(spelled)
+    except e.PgError:
+        return None
+    return (pgtype.oid, typmod) if pgtype.oid in (VARCHAR, BPCHAR) else None
+
+
 def _projection(
     node: exp.Expression,
     relations: dict[str, BuiltinRelation],
@@ -194,6 +207,10 @@ def _projection(
         found = _inferred(node, derived)
         if found is not None:
             return found
+    if columns is not None and isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
+        declared = _character_column(node, columns)
+        if declared is not None:
+            return declared
     if (
         columns is not None
         and derived is not None

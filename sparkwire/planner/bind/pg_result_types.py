@@ -4,8 +4,9 @@ Contract: `result_type(node, columns)` is the PostgreSQL type (as `format_type` 
 'integer', 'numeric', 'double precision', …) of a PostgreSQL-parsed sqlglot expression, or None when these rules
 do not know it (then the engine's own type is described, as before). `columns` maps a relation's name or alias to
 its columns' PostgreSQL type names (translate/numeric_types.Columns; unqualified columns are found in the one
-relation that has them); `with_derived(tree, columns)` adds the derived tables and CTEs of `tree`, each output
-column typed by these rules. A computed value's typmod is always -1 (PostgreSQL keeps one only for columns and casts).
+relation that has them; `column_type` is a column's type with its typmod); `with_derived(tree, columns)` adds the
+derived tables and CTEs of `tree`, each output column typed by these rules. A computed value's typmod is always
+-1 (PostgreSQL keeps one only for columns and casts).
 
 The rules, from PostgreSQL 15's catalog (pg_proc.prorettype by argument type, pg_operator.oprresult):
 - arithmetic `+ - * / %` and unary minus over numbers (`OPERATORS`): the wider of smallint < integer < bigint <
@@ -152,12 +153,17 @@ def register(name: str, rule: Rule) -> None:
     FUNCTIONS[name.lower()] = rule
 
 
-def _column(node: exp.Column, columns: Columns) -> str | None:
+def column_type(node: exp.Column, columns: Columns) -> str | None:
+    """The column's declared type as `columns` spells it, typmod included ('character varying(30)')."""
     if node.table:
-        found = columns.get(node.table, {}).get(node.name)
-        return canonical(found) if found is not None else None
-    having = {canonical(cols[node.name]) for cols in columns.values() if node.name in cols}
+        return columns.get(node.table, {}).get(node.name)
+    having = {cols[node.name] for cols in columns.values() if node.name in cols}
     return having.pop() if len(having) == 1 else None
+
+
+def _column(node: exp.Column, columns: Columns) -> str | None:
+    found = column_type(node, columns)
+    return canonical(found) if found is not None else None
 
 
 def _literal(node: exp.Literal) -> str | None:
