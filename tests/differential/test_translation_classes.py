@@ -154,6 +154,12 @@ CLASSES = {
         "SELECT lcm(6, 4) AS l, strpos('abc', 'c'), date '2024-03-01' - date '2024-01-01', "
         "date_trunc('month', date '2024-02-29')"
     ),
+    "constant: a negative OFFSET is 2201X (Spark's LIMIT rule shared)": "SELECT 1 OFFSET -2",
+    "a subquery of two columns as a value is 42601": "SELECT (SELECT 1, 2)",
+    "WITH … AS [NOT] MATERIALIZED on Spark": (
+        "WITH x AS MATERIALIZED (SELECT k FROM pairs), y AS NOT MATERIALIZED (SELECT v FROM pairs) "
+        "SELECT (SELECT count(*) FROM x), (SELECT count(v) FROM y)"
+    ),
     "constant: SIMILAR TO patterns": (
         "SELECT 'a_c' SIMILAR TO 'a!_c' ESCAPE '!', 'xyz' SIMILAR TO '_y%', 'x.z' SIMILAR TO 'x.z'"
     ),
