@@ -69,6 +69,13 @@ CLASSES = {
         "SELECT id, coalesce(n2, -1) AS c, greatest(n4, 0), least(n2, n4, 2.50), coalesce(i, n2) FROM nums "
         "ORDER BY c, id"
     ),
+    "json_agg (json text as PostgreSQL prints it) and regexp_matches as a set": (
+        "SELECT json_agg(w ORDER BY id DESC), json_agg(id), min(x) FROM words, "
+        "LATERAL (SELECT regexp_matches(w, 'p', 'g') AS x) m"
+    ),
+    "COALESCE / GREATEST of a real and an integer is real": (
+        "SELECT id, coalesce(r, -1), greatest(r, 0), coalesce(n2, r) FROM nums WHERE id <> 4 ORDER BY id"
+    ),
     "round/trunc(x, n) has n decimals, of an integer too": (
         "SELECT id, round(i, 1), round(n0, 2), trunc(bi, -2), trunc(si, 1) FROM nums WHERE id <> 4 ORDER BY id"
     ),

@@ -43,6 +43,7 @@ _SPECIAL: dict[type[exp.Expression], str] = {
     exp.Localtimestamp: "localtimestamp",
     exp.Array: "array",
     exp.Exists: "exists",
+    exp.JSONArrayAgg: "json_agg",
     exp.Coalesce: "coalesce",
     exp.Greatest: "greatest",
     exp.Least: "least",

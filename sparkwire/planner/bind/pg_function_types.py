@@ -17,7 +17,8 @@ columns). The rules are pg_proc's `prorettype` for the overload PostgreSQL 15's 
 - date_trunc: timestamp for a timestamp, timestamp with time zone for a timestamptz or a date (date → timestamptz
   is the preferred implicit cast), interval for an interval;
 - COALESCE / GREATEST / LEAST: the arguments' common type (select_common_type: unknown literals take the others'
-  type, text beats varchar, numbers widen), NULLIF: its first argument's type.
+  type, text beats varchar, numbers widen: smallint < integer < bigint < numeric < real < double precision),
+  NULLIF: its first argument's type.
 
 pg_result_types.result_type consults this table for every call it has no aggregate or window rule for.
 """
@@ -127,9 +128,7 @@ def common_type(types: list[str | None]) -> str | None:
     if all(t in _TEXT_LIKE for t in known):
         return known[0] if len(set(known)) == 1 else TEXT
     if all(t in NUMBERS for t in known):
-        if REAL in known and len(set(known)) > 1:
-            return DOUBLE if DOUBLE in known or all(t in (*INTEGERS, REAL) for t in known) else None
-        order = (*INTEGERS, NUMERIC, REAL, DOUBLE)
+        order = (*INTEGERS, NUMERIC, REAL, DOUBLE)  # numeric and integers cast implicitly to real, not back
         return max(known, key=order.index)
     return known[0] if len(set(known)) == 1 else None
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import sqlglot
 from sqlglot import exp
@@ -403,11 +404,11 @@ def to_duckdb(
     user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
     among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
     # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
-    out = lower_functions(tree.copy())  # functions neither engine has (translate/functions/lowering.py)
+    out = lower_functions(tree.copy(), duckdb=True)  # functions the engines lack (translate/functions/)
     if mentions_mz_time(tree):  # and `x::mz_timestamp` as the engine's mz_timestamp type
         out = with_mz_timestamp_casts(with_read_ts(out, MZ_NOW_DESCRIBE_TS, "duckdb", columns), "duckdb", columns)
     pg_numerics(out, columns or {}, results_as_text)
-    out = pg_semantics(out)
+    out = cast(exp.Expression, pg_semantics(out))  # a rule rewrites calls, never the root
     for transform in TRANSFORMS:
         out = out.transform(partial(_apply, transform, ctx), copy=False)  # `out` is already a copy
     if duck_param_types:

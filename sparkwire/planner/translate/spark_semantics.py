@@ -7,7 +7,7 @@ raise a `PgError` for a statement PostgreSQL refuses at parse analysis (spark_ty
 
 from __future__ import annotations
 
-from sparkwire.planner.translate.functions.spark_arrays import ARRAY_RULES
+from sparkwire.planner.translate.functions.spark_arrays import ARRAY_RULES, JSON_RULES
 from sparkwire.planner.translate.spark_aggregates import AGGREGATE_RULES
 from sparkwire.planner.translate.spark_datetime import DATETIME_RULES
 from sparkwire.planner.translate.spark_limits import LIMIT_RULES
@@ -16,5 +16,5 @@ from sparkwire.planner.translate.spark_subqueries import SUBQUERY_RULES
 from sparkwire.planner.translate.spark_text import TEXT_RULES, char_casts
 from sparkwire.planner.translate.spark_typecheck import type_errors
 
-PRE_RULES: tuple[Rule, ...] = (type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, char_casts)
+PRE_RULES: tuple[Rule, ...] = (type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, char_casts, *JSON_RULES)
 POST_RULES: tuple[Rule, ...] = (*MATH_RULES, *TEXT_RULES, *SUBQUERY_RULES, *ARRAY_RULES)

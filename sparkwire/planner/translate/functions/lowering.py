@@ -16,6 +16,8 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
   integers (PostgreSQL prints a numeric with its display scale, so its text is the scale);
 - regexp_match(s, pattern) with a written pattern (and no flags, or 'i'): NULL without a match, else the array
   of its capture groups (of the whole match when the pattern has none); each group one regexp_extract;
+- regexp_matches(s, pattern[, flags]) in a select list → an unnest: with 'g' of every match (patterns of at most
+  one capture group), else of the first match's regexp_match array (no row without a match);
 - regexp_substr(s, pattern) → the first match (regexp_extract's group 0), NULL without one; substring(s FROM
   'pattern') (a written text start is a regular expression) → its first capture group, or the whole match;
 - regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
@@ -27,12 +29,14 @@ written and fail as before (42883).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar, cast
 
 from sqlglot import exp
 
 from sparkwire.catalog.relations.pg_keywords import KEYWORDS
 
 Lowering = Callable[[list[exp.Expr]], exp.Expr | None]
+Tree = TypeVar("Tree", bound=exp.Expr)
 _QUOTED_KEYWORDS = frozenset(word for word, catcode, _ in KEYWORDS if catcode != "U")  # as quote_ident quotes
 
 
@@ -199,6 +203,31 @@ def _regexp_match(args: list[exp.Expr]) -> exp.Expr | None:
     return exp.Paren(this=exp.Case(ifs=[exp.If(this=matches, true=exp.Array(expressions=extracts))]))
 
 
+def _regexp_matches(args: list[exp.Expr]) -> exp.Expr | None:
+    """regexp_matches(s, pattern[, flags]) in a select list: one row per match with 'g' (a pattern of at most one
+    capture group: that group's, or the whole match, as a one-element array), else one row for the first match (the
+    regexp_match array), none without a match."""
+    flags = args[2] if len(args) == 3 else _string("")
+    if len(args) not in (2, 3) or not (isinstance(flags, exp.Literal) and flags.is_string):
+        return None
+    if "g" not in flags.name:
+        first = _regexp_match([*args[:2], _string(flags.name.replace("g", ""))])
+        if first is None:
+            return None
+        matches = exp.RegexpLike(this=args[0].copy(), expression=args[1].copy())
+        return exp.Explode(this=exp.Case(ifs=[exp.If(this=matches, true=exp.Array(expressions=[first]))]))
+    pattern = args[1]
+    if flags.name != "g" or not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        return None
+    groups = capture_groups(pattern.name)
+    if groups > 1:
+        return None
+    every = exp.RegexpExtractAll(this=args[0].copy(), expression=pattern.copy(), group=_number(groups))
+    element = exp.to_identifier("_sparkwire_m")
+    one_array = exp.Lambda(this=exp.Array(expressions=[exp.column(element)]), expressions=[element])
+    return exp.Explode(this=exp.Transform(this=every, expression=one_array))
+
+
 def _regexp_substr(node: exp.RegexpSubstr) -> exp.Expr | None:
     """regexp_substr(s, pattern): the first match, NULL without one."""
     if any(node.args.get(k) is not None for k in ("position", "occurrence", "parameters", "group")):
@@ -252,6 +281,7 @@ _BY_NAME: dict[str, Lowering] = {
     "scale": _scale,
     "min_scale": _min_scale,
     "regexp_match": _regexp_match,
+    "regexp_matches": _regexp_matches,
     "regexp_split_to_table": lambda args: exp.Explode(this=_split_to_array(args)) if len(args) == 2 else None,
 }
 
@@ -272,7 +302,18 @@ def _lower(node: exp.Expr) -> exp.Expr:
     return node
 
 
-def lower_functions(tree: exp.Expr) -> exp.Expr:
-    if not any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Substring | exp.Anonymous) for n in tree.walk()):
-        return tree
-    return tree.transform(_lower, copy=False)
+def _duckdb_json_agg(node: exp.Expr) -> exp.Expr:
+    """json_agg(x [ORDER BY …]) is DuckDB's to_json(list(x [ORDER BY …])) (typed json)."""
+    if isinstance(node, exp.JSONArrayAgg):
+        return exp.Anonymous(this="to_json", expressions=[exp.Anonymous(this="list", expressions=[node.this])])
+    return node
+
+
+def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
+    """`duckdb`: the tree is for DuckDB, which also takes json_agg as to_json(list(…)) (Spark: spark_arrays.py)."""
+    out: exp.Expr = tree
+    if duckdb and any(isinstance(n, exp.JSONArrayAgg) for n in out.walk()):
+        out = out.transform(_duckdb_json_agg, copy=False)
+    if any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Substring | exp.Anonymous) for n in out.walk()):
+        out = out.transform(_lower, copy=False)
+    return cast(Tree, out)  # the root is never replaced: only calls and FROM items are

@@ -7,6 +7,10 @@ sqlglot tree, applied among translate/spark_semantics.POST_RULES:
   fields equal to null_string are NULL (a NULL delimiter, which splits into characters, is left as written);
 - regexp_split_to_array(s, pattern): Spark's split with limit -1 (leading and trailing empty fields kept, as
   PostgreSQL keeps them). DuckDB has both functions under these names, so only Spark needs them.
+`JSON_RULES` (in spark_semantics.PRE_RULES, before spark_rules.ordered_array_agg): json_agg(x [ORDER BY …]) is
+the array_agg of x (its order, NULLs kept, NULL over no rows) printed as PostgreSQL's json_agg prints it:
+`[e1, e2]`, each element its JSON (Spark's to_json of the value; `null` for NULL). Under FILTER it is left as
+written. DuckDB's side is to_json(list(…)) (functions/lowering.py), which types the column json.
 """
 
 from __future__ import annotations
@@ -76,3 +80,31 @@ def string_to_array(tree: exp.Expr) -> exp.Expr:
 
 
 ARRAY_RULES: tuple[Rule, ...] = (string_to_array,)
+
+
+def _element_json(element: exp.Expr) -> exp.Expr:
+    wrapped = _fn("to_json", _fn("named_struct", exp.Literal.string("v"), element.copy()))
+    value = exp.RegexpExtract(
+        this=wrapped, expression=exp.Literal.string('^\\{"v":(.*)\\}$'), group=exp.Literal.number(1)
+    )
+    is_null = exp.Is(this=element.copy(), expression=exp.Null())
+    return exp.Case(ifs=[exp.If(this=is_null, true=exp.Literal.string("null"))], default=value)
+
+
+def json_agg(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.JSONArrayAgg) or isinstance(node.parent, exp.Filter | exp.Window):
+            return node
+        element = exp.to_identifier("_sparkwire_j")
+        texts = _fn(
+            "transform",
+            exp.ArrayAgg(this=node.this),
+            exp.Lambda(this=_element_json(exp.column(element)), expressions=[element]),
+        )
+        joined = _fn("array_join", texts, exp.Literal.string(", "))
+        return _fn("concat", exp.Literal.string("["), joined, exp.Literal.string("]"))
+
+    return tree.transform(rewrite, copy=False)
+
+
+JSON_RULES: tuple[Rule, ...] = (json_agg,)
