@@ -162,6 +162,7 @@ CLASSES = {
         "date_trunc('month', date '2024-02-29')"
     ),
     "constant: a negative OFFSET is 2201X (Spark's LIMIT rule shared)": "SELECT 1 OFFSET -2",
+    "constant: casts PostgreSQL lacks are 42846 (spark_typecheck shared)": "SELECT 2.5::boolean",
     "a subquery of two columns as a value is 42601": "SELECT (SELECT 1, 2)",
     "WITH … AS [NOT] MATERIALIZED on Spark": (
         "WITH x AS MATERIALIZED (SELECT k FROM pairs), y AS NOT MATERIALIZED (SELECT v FROM pairs) "

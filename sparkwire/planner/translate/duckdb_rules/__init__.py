@@ -17,7 +17,7 @@ from sparkwire.planner.translate.duckdb_rules.floats import FLOAT_RULES
 from sparkwire.planner.translate.duckdb_rules.intervals import interval_division
 from sparkwire.planner.translate.duckdb_rules.literals import exponent_literals, literal_inputs
 from sparkwire.planner.translate.duckdb_rules.result_types import constant_result_types
-from sparkwire.planner.translate.duckdb_rules.shared import SHARED_RULES
+from sparkwire.planner.translate.duckdb_rules.shared import SHARED_RULES, constant_type_errors
 from sparkwire.planner.translate.duckdb_rules.strings import similar_to, string_errors, text_concatenation
 from sparkwire.planner.translate.duckdb_rules.values import values_columns
 
@@ -25,6 +25,7 @@ from sparkwire.planner.translate.duckdb_rules.values import values_columns
 def pg_semantics(tree: exp.Expr) -> exp.Expr:
     out = tree
     for rule in (
+        constant_type_errors,
         constant_result_types,
         values_columns,
         literal_inputs,

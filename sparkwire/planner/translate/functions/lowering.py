@@ -111,6 +111,26 @@ def _bucket(count: exp.Expr, offset: exp.Expr, span: exp.Expr) -> exp.Expr:
     )
 
 
+def _outside(
+    x: exp.Expr,
+    lo: exp.Expr,
+    hi: exp.Expr,
+    count: exp.Expr,
+    before: type[exp.Binary],
+    beyond: type[exp.Binary],
+    inside: exp.Expr,
+) -> exp.Expr:
+    """0 before the range's first bound, count + 1 from its second on, else `inside`."""
+    above = exp.Add(this=count.copy(), expression=_number(1))
+    return exp.Case(
+        ifs=[
+            exp.If(this=before(this=x.copy(), expression=lo.copy()), true=_number(0)),
+            exp.If(this=beyond(this=x.copy(), expression=hi.copy()), true=above),
+        ],
+        default=inside.copy(),
+    )
+
+
 def _width_bucket(node: exp.WidthBucket) -> exp.Expr | None:
     value, low, high, count = (node.args.get(k) for k in ("this", "min_value", "max_value", "num_buckets"))
     if not all(isinstance(a, exp.Expr) for a in (value, low, high, count)) or node.args.get("threshold"):
@@ -118,25 +138,10 @@ def _width_bucket(node: exp.WidthBucket) -> exp.Expr | None:
     assert isinstance(value, exp.Expr) and isinstance(low, exp.Expr)
     assert isinstance(high, exp.Expr) and isinstance(count, exp.Expr)
     x, lo, hi = _double(value), _double(low), _double(high)
-    above = exp.Add(this=count.copy(), expression=_number(1))
-    rising = exp.Case(
-        ifs=[
-            exp.If(this=exp.LT(this=x.copy(), expression=lo.copy()), true=_number(0)),
-            exp.If(this=exp.GTE(this=x.copy(), expression=hi.copy()), true=above.copy()),
-        ],
-        default=_bucket(
-            count, exp.Sub(this=x.copy(), expression=lo.copy()), exp.Sub(this=hi.copy(), expression=lo.copy())
-        ),
-    )
-    falling = exp.Case(
-        ifs=[
-            exp.If(this=exp.GT(this=x.copy(), expression=lo.copy()), true=_number(0)),
-            exp.If(this=exp.LTE(this=x.copy(), expression=hi.copy()), true=above.copy()),
-        ],
-        default=_bucket(
-            count, exp.Sub(this=lo.copy(), expression=x.copy()), exp.Sub(this=lo.copy(), expression=hi.copy())
-        ),
-    )
+    # (lo - x) / (lo - hi) of a falling range is (x - lo) / (hi - lo) to the last bit: both signs flip exactly
+    inside = _bucket(count, exp.Sub(this=x.copy(), expression=lo.copy()), exp.Sub(this=hi.copy(), expression=lo.copy()))
+    rising = _outside(x, lo, hi, count, exp.LT, exp.GTE, inside)
+    falling = _outside(x, lo, hi, count, exp.GT, exp.LTE, inside)
     return exp.Paren(
         this=exp.Case(
             ifs=[
