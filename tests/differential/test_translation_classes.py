@@ -134,6 +134,10 @@ CLASSES = {
     "a varchar(n) column is described as character varying; percentile_cont is double precision": (
         "SELECT note, percentile_cont(0.5) WITHIN GROUP (ORDER BY id) FROM words GROUP BY note ORDER BY note"
     ),
+    "a scalar subquery's numeric avg or quotient as a result column has PostgreSQL's scale": (
+        "SELECT id, (SELECT avg(age) FROM emp e2 WHERE e2.dept = emp.dept) AS a, (SELECT max(salary) / 3 FROM emp) "
+        "FROM emp ORDER BY id"
+    ),
     # constant queries, answered by DuckDB (planner/translate/duckdb_rules/)
     "constant: a math domain error is Spark's rule (2201E)": "SELECT 1 + ln(-1.5)",
     "constant: an integer's input syntax (22P02)": "SELECT '7.0'::smallint",

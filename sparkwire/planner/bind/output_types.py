@@ -203,7 +203,7 @@ def _projection(
     columns: Columns | None = None,
     derived: Columns | None = None,
 ) -> Declared:
-    if derived is not None and not isinstance(node, exp.Cast | exp.Column | exp.Literal | exp.Subquery):
+    if derived is not None and not isinstance(node, exp.Cast | exp.Column | exp.Literal):
         found = _inferred(node, derived)
         if found is not None:
             return found

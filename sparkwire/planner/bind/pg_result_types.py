@@ -207,6 +207,8 @@ def result_type(node: exp.Expr, columns: Columns) -> str | None:
         return arithmetic(types, modulo=isinstance(node, exp.Mod), operator=operator)
     if isinstance(node, exp.Window | exp.Filter):
         return result_type(node.this, columns)
+    if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select) and len(node.this.expressions) == 1:
+        return result_type(node.this.expressions[0].unalias(), columns)  # a scalar subquery: its one column's
     if isinstance(node, exp.WithinGroup):
         return _ordered_set(node, columns)
     if isinstance(node, exp.Count):

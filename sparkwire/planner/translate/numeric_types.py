@@ -117,16 +117,32 @@ def avg_kind(avg: exp.Avg, columns: Columns) -> Kind:
 
 def result_projection(node: exp.Expr) -> bool:
     """`node` is a projection (itself or aliased) of the statement's own SELECT, or of a branch of its top-level
-    set operation: where a numeric leaves the engine as exact text."""
+    set operation, or of a scalar subquery that is one (`_scalar_subquery_result`): where a numeric leaves the
+    engine as exact text."""
     parent = node.parent
     if isinstance(parent, exp.Alias):
         node, parent = parent, parent.parent
     if not isinstance(parent, exp.Select) or node.arg_key != "expressions":
         return False
+    if _scalar_subquery_result(parent):
+        return True
     outer: exp.Expr | None = parent.parent
     while isinstance(outer, exp.SetOperation | exp.Subquery) and outer.parent is not None:
         outer = outer.parent
     return outer is None or (isinstance(outer, exp.SetOperation | exp.Subquery) and outer.parent is None)
+
+
+def _scalar_subquery_result(select: exp.Select) -> bool:
+    """`select` is a one-column scalar subquery that is itself a result projection, (SELECT avg(x) FROM t) AS a,
+    of a statement that neither orders by it nor is DISTINCT: its value leaves for the client as it is."""
+    subquery = select.parent
+    if not isinstance(subquery, exp.Subquery) or len(select.expressions) != 1:
+        return False
+    projection = subquery.parent if isinstance(subquery.parent, exp.Alias) else subquery
+    outer = projection.parent
+    if not isinstance(outer, exp.Select) or projection.arg_key != "expressions" or outer.args.get("distinct"):
+        return False
+    return result_projection(subquery) and not _order_keys(outer, projection)
 
 
 def _order_keys(select: exp.Select, projection: exp.Expr) -> list[exp.Ordered]:

@@ -162,6 +162,12 @@ def _check_supported(tree: exp.Expr) -> None:
         name = str(node.this).lower()
         if name in UNSUPPORTED_FUNCTIONS:
             raise errors.FeatureNotSupported(f"function {name}() is not supported on Spark yet")
+    for spec in tree.find_all(exp.WindowSpec):  # Spark's frames have no exclusion; sqlglot would drop it silently
+        excluded = spec.args.get("exclude")
+        if excluded is not None and excluded.name.upper() != "NO OTHERS":
+            raise errors.FeatureNotSupported(
+                f"frame exclusion EXCLUDE {excluded.name.upper()} is not supported on Spark yet"
+            )
 
 
 def to_spark_sql(
