@@ -166,6 +166,10 @@ CLASSES = {
         "date_trunc('month', date '2024-02-29')"
     ),
     "constant: a negative OFFSET is 2201X (Spark's LIMIT rule shared)": "SELECT 1 OFFSET -2",
+    "array_agg with FILTER and as a window function": (
+        "SELECT k, v, tag, array_agg(v) FILTER (WHERE v > 1) OVER (PARTITION BY k ORDER BY v, tag), "
+        "array_agg(tag) OVER (PARTITION BY k ORDER BY v, tag) FROM pairs ORDER BY k, v, tag"
+    ),
     "constant: casts PostgreSQL lacks are 42846 (spark_typecheck shared)": "SELECT 2.5::boolean",
     "a subquery of two columns as a value is 42601": "SELECT (SELECT 1, 2)",
     "WITH … AS [NOT] MATERIALIZED on Spark": (

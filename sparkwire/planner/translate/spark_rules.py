@@ -303,8 +303,31 @@ def _array_agg(node: exp.ArrayAgg) -> exp.Expr:
     return exp.If(this=empty, true=exp.null(), false=values)
 
 
+def _wrapped_array_agg(node: exp.Window | exp.Filter, rewrite: Rule) -> exp.Expr | None:
+    """array_agg(…) FILTER (…) / OVER (…): the FILTER and the window go on each collect_list of the rewrite (on the
+    whole IF(…) Spark refuses both: 42000, 42803)."""
+    wrappers: list[exp.Window | exp.Filter] = []
+    inner: exp.Expr = node
+    while isinstance(inner, exp.Window | exp.Filter):
+        wrappers.append(inner)
+        inner = inner.this
+    if not isinstance(inner, exp.ArrayAgg) or isinstance(inner.this, exp.Anonymous):
+        return None
+    replacement = rewrite(inner)
+    for collected in list(replacement.find_all(exp.ArrayAgg)):
+        wrapped: exp.Expr = collected.copy()
+        for wrapper in reversed(wrappers):
+            outer = wrapper.copy()
+            outer.set("this", wrapped)
+            wrapped = outer
+        collected.replace(wrapped)
+    return replacement
+
+
 def ordered_array_agg(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Window | exp.Filter):
+            return _wrapped_array_agg(node, rewrite) or node
         if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, exp.Anonymous):
             if isinstance(node.this, exp.Distinct):
                 distinct = node.this
