@@ -19,7 +19,8 @@ VALUES = ("12.34", "0.00", "0.50", "0.0001", "1.5000", "5", "2", "99999999.99", 
 @pytest.mark.parametrize("x", VALUES)
 def test_one_argument_functions_match_postgres(pg: Conn, x: str) -> None:
     row = pg.execute(
-        "SELECT sqrt(x)::text, ln(x + 1)::text, log(x + 1)::text, exp(least(x, 50))::text FROM (SELECT %s::numeric AS x) v",
+        "SELECT sqrt(x)::text, ln(x + 1)::text, log(x + 1)::text, exp(least(x, 50))::text "
+        "FROM (SELECT %s::numeric AS x) v",
         (x,),
     ).fetchone()
     assert row is not None
