@@ -61,6 +61,7 @@ from sparkwire.planner.execute.scan_path import held, run_scan, scan_path
 from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
 from sparkwire.planner.execute.spark_relations import item_columns
 from sparkwire.planner.execute.write_txn import oracle_ts
+from sparkwire.planner.execute.write_values import assign_rows
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema
 from sparkwire.planner.grammar import cluster as cg
 from sparkwire.planner.grammar import ddl as g
@@ -529,7 +530,7 @@ class UserData:
             schema = self._engine.arrow_schema(sql)
             _, batches = self._engine.query(sql)
             rows = pa.Table.from_batches(list(batches), schema=schema)
-        return f"SELECT {fill(table, rows)}"
+        return f"SELECT {fill(table, assign_rows(rows, table.columns))}"  # as an INSERT assigns (numeric text)
 
     def show(self, statement: object) -> tuple[tuple[Field, ...], pa.RecordBatch]:
         if isinstance(statement, sg.SecretShow):

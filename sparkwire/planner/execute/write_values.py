@@ -8,7 +8,9 @@ Contract (every function raises PostgreSQL's error with its SQLSTATE and wording
   integers range-checked (22003 `integer out of range`), floats rounded half-to-even and numerics half away from
   zero into integers, numeric(p,s) rounded with 22003 `numeric field overflow`, anything to text through its text
   form, varchar(n)/char(n) length-checked (22001; trailing blanks beyond n are cut, char(n) is blank-padded); a
-  type with no assignment cast raises 42804 `column "a" is of type integer but expression is of type boolean`.
+  type with no assignment cast raises 42804 `column "a" is of type integer but expression is of type boolean`;
+  `assign_rows(rows, columns)` does it for the unconstrained numeric columns of a query's rows (CREATE TABLE AS, by
+  position): each value's text with its digits (a decimal's Arrow text would be E-notation: `0E-16`).
 - `check_not_null(rows, item)`: 23502 for a NULL in a NOT NULL or primary-key column, with the failing row.
 - `check_primary_key(rows, existing, item)`: 23505 `duplicate key value violates unique constraint "t_pkey"` when a
   new row's key equals an existing row's key or an earlier new row's (`existing` holds the key columns of the rows
@@ -146,6 +148,16 @@ def _as_decimal(value: object) -> Decimal:
         return decoded
     assert isinstance(value, int | Decimal)
     return Decimal(value)
+
+
+def assign_rows(rows: pa.Table, columns: Sequence[Column]) -> pa.Table:
+    if rows.num_columns != len(columns):
+        return rows
+    arrays = [
+        assign_column(rows.column(i), c) if c.type_oid == NUMERIC and c.typmod < 0 else rows.column(i)
+        for i, c in enumerate(columns)
+    ]
+    return pa.table(arrays, names=rows.column_names)
 
 
 def _to_numeric(array: pa.Array, column: Column, target: pa.DataType) -> pa.Array:
