@@ -166,6 +166,7 @@ CLASSES = {
         "date_trunc('month', date '2024-02-29')"
     ),
     "constant: a negative OFFSET is 2201X (Spark's LIMIT rule shared)": "SELECT 1 OFFSET -2",
+    "constant: a string literal in a UNION of integers is read as an integer": "SELECT 1 UNION SELECT ' 2 ' ORDER BY 1",
     "array_agg with FILTER and as a window function": (
         "SELECT k, v, tag, array_agg(v) FILTER (WHERE v > 1) OVER (PARTITION BY k ORDER BY v, tag), "
         "array_agg(tag) OVER (PARTITION BY k ORDER BY v, tag) FROM pairs ORDER BY k, v, tag"

@@ -8,7 +8,10 @@ any case, spaces around (else 22P02) and becomes that boolean. DuckDB rounds `'4
 `'1e400'::float8` with Infinity and knows no `'on'`/`'off'`. `exponent_literals(tree)`: a number written with an
 exponent (`1e3`, `1.5e-3`) is numeric in PostgreSQL, DuckDB reads a double: it becomes the same number written
 out (`1000.`, `0.0015`) where it takes at most 18 digits, as PostgreSQL's numeric would print it.
-`numeric_input_text(text)` is the text PostgreSQL's numeric input keeps of a valid numeric literal (`'1e3'` →
+`set_operation_literals(tree)`: in a UNION / INTERSECT / EXCEPT whose other branches give a column integers written
+as such, a string literal of that column is read as an integer, as PostgreSQL resolves an unknown literal to the
+column's type (`SELECT 1 UNION SELECT 'a'` is 22P02; DuckDB makes the column text). `numeric_input_text(text)` is
+the text PostgreSQL's numeric input keeps of a valid numeric literal (`'1e3'` →
 `1000`, `'-.5'` → `-0.5`, `'nan'` → `NaN`).
 """
 
@@ -98,3 +101,36 @@ def literal_inputs(tree: exp.Expr) -> exp.Expr:
         return node
 
     return tree.transform(rewrite, copy=False)
+
+
+def _branches(node: exp.Expr) -> list[exp.Select] | None:
+    if isinstance(node, exp.Select):
+        return [node]
+    if isinstance(node, exp.SetOperation):
+        left, right = _branches(node.this), _branches(node.expression)
+        return left + right if left is not None and right is not None else None
+    return None
+
+
+def _integer_literal(node: exp.Expr) -> bool:
+    while isinstance(node, exp.Paren | exp.Neg):
+        node = node.this
+    return isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit()
+
+
+def set_operation_literals(tree: exp.Expr) -> exp.Expr:
+    for operation in list(tree.find_all(exp.SetOperation)):
+        if isinstance(operation.parent, exp.SetOperation):
+            continue  # the outermost one sees every branch
+        branches = _branches(operation)
+        if not branches or len({len(b.expressions) for b in branches}) != 1:
+            continue
+        for i in range(len(branches[0].expressions)):
+            column = [b.expressions[i].unalias() for b in branches]
+            texts = [c for c in column if isinstance(c, exp.Literal) and c.is_string]
+            others = [c for c in column if not (isinstance(c, exp.Literal) and c.is_string)]
+            if texts and others and all(_integer_literal(c) for c in others):
+                for text in texts:
+                    _integer(text.this, exp.DType.INT)
+                    text.replace(exp.Cast(this=text.copy(), to=exp.DataType.build("INT")))
+    return tree
