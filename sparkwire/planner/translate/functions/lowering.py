@@ -300,6 +300,10 @@ def _lower(node: exp.Expr) -> exp.Expr:
         return _regex_substring(node) or node
     if isinstance(node, exp.Table):
         return _split_to_table(node) or node
+    if isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier) and node.this.name.lower() == "pg_catalog":
+        call = node.expression  # pg_catalog.quote_ident(x): the call, lowered, replaces the qualified name
+        lowered = _lower(call) if isinstance(call, exp.Anonymous) else call
+        return lowered if lowered is not call else node
     if isinstance(node, exp.Anonymous):
         lowering = _BY_NAME.get(node.name.lower())
         lowered = lowering(list(node.expressions)) if lowering is not None else None
