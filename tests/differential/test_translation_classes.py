@@ -166,6 +166,10 @@ CLASSES = {
         "date_trunc('month', date '2024-02-29')"
     ),
     "constant: a negative OFFSET is 2201X (Spark's LIMIT rule shared)": "SELECT 1 OFFSET -2",
+    "LIMIT and OFFSET given by subqueries": (
+        "SELECT k, v, tag FROM pairs ORDER BY k, v, tag OFFSET (SELECT 1) LIMIT (SELECT count(*) FROM dept)"
+    ),
+    "a NULL LIMIT from a subquery is no limit": "SELECT k FROM pairs ORDER BY k, v, tag LIMIT (SELECT NULL::int)",
     "constant: a string literal in a UNION of integers is read as an integer": "SELECT 1 UNION SELECT ' 2 ' ORDER BY 1",
     "array_agg with FILTER and as a window function": (
         "SELECT k, v, tag, array_agg(v) FILTER (WHERE v > 1) OVER (PARTITION BY k ORDER BY v, tag), "

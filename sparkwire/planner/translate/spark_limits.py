@@ -5,6 +5,9 @@
   not be negative` (OFFSET: 2201X)
 - with_ties: FETCH FIRST n ROWS WITH TIES keeps the rows that tie with the n-th under ORDER BY (sqlglot drops
   WITH TIES): the query ranks its rows with rank() over the ORDER BY and keeps rank <= n
+- subquery_limits: a LIMIT or OFFSET given by a subquery (`LIMIT (SELECT count(*) FROM t)`) under ORDER BY; Spark
+  takes only a constant (42K0E): the query numbers its rows with row_number() over the ORDER BY and keeps
+  offset < row_number <= offset + limit (a NULL limit is none, a NULL offset 0)
 """
 
 from __future__ import annotations
@@ -82,4 +85,30 @@ def with_ties(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
-LIMIT_RULES: tuple[Rule, ...] = (limit_values, with_ties)
+def _computed(node: exp.Expr | None) -> bool:
+    return node is not None and node.find(exp.Subquery, exp.Select) is not None
+
+
+def subquery_limits(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        limit, offset = node.args.get("limit"), node.args.get("offset")
+        count = limit.args.get("expression") if isinstance(limit, exp.Limit) else None
+        skip = offset.args.get("expression") if isinstance(offset, exp.Offset) else None
+        if not isinstance(node, exp.Select) or not node.args.get("order") or not (_computed(count) or _computed(skip)):
+            return node
+
+        def number(order: list[exp.Ordered]) -> exp.Expr:
+            return exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=order))
+
+        start = exp.Coalesce(this=(skip or exp.Literal.number(0)).copy(), expressions=[exp.Literal.number(0)])
+        keep: exp.Expr = exp.GT(this=exp.column("_w"), expression=start)
+        if count is not None:  # a NULL count is no limit, a NULL offset 0, as in PostgreSQL
+            taken = exp.Sub(this=exp.column("_w"), expression=start.copy())
+            bound = exp.Coalesce(this=count.copy(), expressions=[exp.column("_w")])
+            keep = exp.and_(keep, exp.LTE(this=taken, expression=bound))
+        return filtered_by_window(node, ("order", "limit", "offset"), number, keep, "_limited")
+
+    return tree.transform(rewrite, copy=False)
+
+
+LIMIT_RULES: tuple[Rule, ...] = (limit_values, with_ties, subquery_limits)
