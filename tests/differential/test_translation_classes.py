@@ -166,6 +166,7 @@ CLASSES = {
         "date_trunc('month', date '2024-02-29')"
     ),
     "constant: a negative OFFSET is 2201X (Spark's LIMIT rule shared)": "SELECT 1 OFFSET -2",
+    "constant: -2147483648 is an integer constant (22003 when divided by -1)": "SELECT -2147483648 * -1",
     "LIMIT and OFFSET given by subqueries": (
         "SELECT k, v, tag FROM pairs ORDER BY k, v, tag OFFSET (SELECT 1) LIMIT (SELECT count(*) FROM dept)"
     ),

@@ -15,7 +15,12 @@ from sqlglot import exp
 
 from sparkwire.planner.translate.duckdb_rules.floats import FLOAT_RULES
 from sparkwire.planner.translate.duckdb_rules.intervals import interval_division
-from sparkwire.planner.translate.duckdb_rules.literals import exponent_literals, literal_inputs, set_operation_literals
+from sparkwire.planner.translate.duckdb_rules.literals import (
+    exponent_literals,
+    literal_inputs,
+    negative_literals,
+    set_operation_literals,
+)
 from sparkwire.planner.translate.duckdb_rules.result_types import constant_result_types
 from sparkwire.planner.translate.duckdb_rules.shared import SHARED_RULES, constant_type_errors
 from sparkwire.planner.translate.duckdb_rules.strings import similar_to, string_errors, text_concatenation
@@ -30,6 +35,7 @@ def pg_semantics(tree: exp.Expr) -> exp.Expr:
         values_columns,
         set_operation_literals,
         literal_inputs,
+        negative_literals,
         text_concatenation,
         exponent_literals,
         interval_division,

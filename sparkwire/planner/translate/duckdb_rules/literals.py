@@ -10,9 +10,11 @@ exponent (`1e3`, `1.5e-3`) is numeric in PostgreSQL, DuckDB reads a double: it b
 out (`1000.`, `0.0015`) where it takes at most 18 digits, as PostgreSQL's numeric would print it.
 `set_operation_literals(tree)`: in a UNION / INTERSECT / EXCEPT whose other branches give a column integers written
 as such, a string literal of that column is read as an integer, as PostgreSQL resolves an unknown literal to the
-column's type (`SELECT 1 UNION SELECT 'a'` is 22P02; DuckDB makes the column text). `numeric_input_text(text)` is
-the text PostgreSQL's numeric input keeps of a valid numeric literal (`'1e3'` →
-`1000`, `'-.5'` → `-0.5`, `'nan'` → `NaN`).
+column's type (`SELECT 1 UNION SELECT 'a'` is 22P02; DuckDB makes the column text). `negative_literals(tree)`:
+`-2147483648` is an integer and `-9223372036854775808` a bigint, as PostgreSQL folds the minus into the constant
+(DuckDB types them one size up, so `-2147483648 / -1` answered 2147483648 for 22003). `numeric_input_text(text)`
+is the text PostgreSQL's numeric input keeps of a valid numeric literal (`'1e3'` → `1000`, `'-.5'` → `-0.5`,
+`'nan'` → `NaN`).
 """
 
 from __future__ import annotations
@@ -134,3 +136,18 @@ def set_operation_literals(tree: exp.Expr) -> exp.Expr:
                     _integer(text.this, exp.DType.INT)
                     text.replace(exp.Cast(this=text.copy(), to=exp.DataType.build("INT")))
     return tree
+
+
+_FOLDED = {2**31: "INT", 2**63: "BIGINT"}
+
+
+def negative_literals(tree: exp.Expr) -> exp.Expr:
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        literal = node.this if isinstance(node, exp.Neg) else None
+        if isinstance(literal, exp.Literal) and not literal.is_string and literal.this.isdigit():
+            kind = _FOLDED.get(int(literal.this))
+            if kind is not None and not isinstance(node.parent, exp.Cast):
+                return exp.Cast(this=node.copy(), to=exp.DataType.build(kind))
+        return node
+
+    return tree.transform(rewrite, copy=False)
