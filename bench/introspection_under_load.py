@@ -1,8 +1,7 @@
 """Introspection latency while Spark is saturated (issue 14, seed 000): the same five catalog queries idle and under
 load, in one run, with the ratio.
 
-Run: `python -m bench.introspection_under_load [--iterations N] [--heavy-sessions K] [--rows R]
-[--gil-switch-interval S]` (the last to compare the server's GIL switch interval with Python's 0.005 default).
+Run: `python -m bench.introspection_under_load [--iterations N] [--heavy-sessions K] [--rows R]`.
 
 Starts `sparkwire serve` (embedded Spark) in a temp dir, waits for Spark, and loads a table of R rows written in 8
 batches (8 Parquet files, so a scan has 8 tasks). Then, from one psycopg connection, it times N rounds of five
@@ -137,13 +136,9 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--heavy-sessions", type=int, default=3)
     parser.add_argument("--rows", type=int, default=16_000)
-    parser.add_argument(
-        "--gil-switch-interval", type=float, help="the server's --gil-switch-interval (default: the server's own)"
-    )
     args = parser.parse_args()
-    server_args = () if args.gil_switch_interval is None else ("--gil-switch-interval", str(args.gil_switch_interval))
     with tempfile.TemporaryDirectory(prefix="sparkwire-bench-") as tmp:
-        server = SparkwireServer.start(Path(tmp) / "sparkwire", *server_args)
+        server = SparkwireServer.start(Path(tmp) / "sparkwire")
         try:
             with psycopg.connect(server.dsn, autocommit=True) as conn:
                 setup(conn, args.rows)

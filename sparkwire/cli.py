@@ -37,13 +37,6 @@ PASSWORD_ENV = "SPARKWIRE_SUPERUSER_PASSWORD"
 log = logging.getLogger("sparkwire")
 
 
-# Python's default GIL switch interval is 5 ms: a connection thread that wakes (its socket read, its DuckDB call
-# done) while another thread runs Python — a writer planning and committing an INSERT, the history writer — waits up
-# to that long for the GIL, at each of the several wake-ups a statement has. Under load that wait, not the work, was
-# the tail of introspection queries (seed 000, issue 14); 0.5 ms bounds it at a small cost in switches.
-GIL_SWITCH_INTERVAL = 0.0005
-
-
 def parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="sparkwire", description="A PostgreSQL-wire-compatible SQL server.")
     commands = root.add_subparsers(dest="command", required=True)
@@ -70,12 +63,6 @@ def parser() -> argparse.ArgumentParser:
     srv.add_argument("--http-host", default="127.0.0.1", help="the web console's address (default 127.0.0.1)")
     srv.add_argument(
         "--http-port", type=int, default=None, help=f"the web console's port (default {CONSOLE_PORT}; 0: no console)"
-    )
-    srv.add_argument(
-        "--gil-switch-interval",
-        type=float,
-        default=GIL_SWITCH_INTERVAL,
-        help=f"seconds a Python thread may hold the GIL while another waits (default {GIL_SWITCH_INTERVAL})",
     )
     srv.add_argument("--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"])
     return root
@@ -132,7 +119,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # everything built so far (catalog state, builtin relations, type tables) lives as long as the process: keep it
     # out of the collector's full passes, which otherwise show up as tail latency on every connection
     gc.freeze()
-    sys.setswitchinterval(args.gil_switch_interval)
     try:
         # passwords of roles made with CREATE ROLE … PASSWORD live in the catalog; the superuser's comes from the env
         store = None if bootstrap is None else CatalogPasswords(lambda: service.data.state, bootstrap)
