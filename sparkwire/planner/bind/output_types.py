@@ -165,35 +165,30 @@ def _function(node: exp.Expression) -> Declared:
     return None
 
 
-def _cast(node: exp.Cast) -> Declared:
-    try:
-        pgtype, typmod = parse_type_name(node.to.sql(PG))
-    except e.PgError:
-        return None
-    return pgtype.oid, typmod
-
-
-def _inferred(node: exp.Expression, columns: Columns) -> Declared:
-    found = result_type(node, columns)
-    if found is None:
-        return None
-    try:
-        pgtype, _ = parse_type_name(found)
-    except e.PgError:
-        return None
-    return pgtype.oid, INFERRED
-
-
-def _character_column(node: exp.Column, columns: Columns) -> Declared:
-    """A user relation's varchar(n) / char(n) column keeps its type and typmod (the engines hold both as text)."""
-    spelled = column_type(node, columns)
+def _parsed(spelled: str | None) -> Declared:
+    """(oid, typmod) of a PostgreSQL type name, None when it names no type we know."""
     if spelled is None:
         return None
     try:
         pgtype, typmod = parse_type_name(spelled)
     except e.PgError:
         return None
-    return (pgtype.oid, typmod) if pgtype.oid in (VARCHAR, BPCHAR) else None
+    return pgtype.oid, typmod
+
+
+def _cast(node: exp.Cast) -> Declared:
+    return _parsed(node.to.sql(PG))
+
+
+def _inferred(node: exp.Expression, columns: Columns) -> Declared:
+    found = _parsed(result_type(node, columns))
+    return None if found is None else (found[0], INFERRED)
+
+
+def _character_column(node: exp.Column, columns: Columns) -> Declared:
+    """A user relation's varchar(n) / char(n) column keeps its type and typmod (the engines hold both as text)."""
+    found = _parsed(column_type(node, columns))
+    return found if found is not None and found[0] in (VARCHAR, BPCHAR) else None
 
 
 def _projection(
