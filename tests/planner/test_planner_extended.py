@@ -144,12 +144,13 @@ def test_protocol_errors(client: Client) -> None:
     assert info.value.code == "42601"
     s.close_statement("dup")
     s.parse("dup", "SELECT 2", [])
-    s.parse("", "SELECT 'x'::int", [])
-    s.bind("", "", [], [], [])
-    with pytest.raises(PgError) as info:
-        s.execute("", 0)
+    with pytest.raises(PgError) as info:  # PostgreSQL reads a typed literal while parsing: Parse fails, as there
+        s.parse("", "SELECT 'x'::int", [])
     assert info.value.code == "22P02"
     s.sync()
+    s.parse("", "SELECT 3", [])  # the session goes on
+    s.bind("", "", [], [], [])
+    assert materialize(s.execute("", 0)).rows == [(3,)]
 
 
 def test_empty_statement(client: Client) -> None:
