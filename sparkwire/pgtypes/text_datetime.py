@@ -122,21 +122,21 @@ def _utc_timestamptz(arr: pa.Array) -> pa.Array:
     default; a few pyarrow calls, where the general path takes a dozen — their fixed costs dominate small results
     such as pg_stat_activity's, issue 14)."""
     utc = np.frombuffer(arr.buffers()[1], np.int64, len(arr), arr.offset * 8)  # NULL slots hold any value
-    rare = ((utc < _FIRST_AD_MICROS) | (utc >= _LAST_PLAIN_MICROS)) & _wire.valid_mask(arr)
-    plain = pa.Array.from_buffers(pa.timestamp("us"), len(arr), [None, arr.buffers()[1]], 0, arr.offset)
-    if rare.any():
-        plain = pa.array(np.where(rare, 0, utc), pa.timestamp("us"))
-    text = _strip_fraction(_wire.as_binary(pc.cast(plain, pa.string())))
+    text, rare = _plain_timestamps(utc)
     text = _wire.with_nulls_of(_wire.join([text, _UTC_SUFFIX]), arr)
-    return _wire.patch(text, rare, arr.cast(pa.int64()), spell_timestamptz_utc)
+    return _wire.patch(text, rare & _wire.valid_mask(arr), arr.cast(pa.int64()), spell_timestamptz_utc)
 
 
 def spell_timestamptz_utc(value: object) -> bytes:
     """One timestamptz (µs since 1970, an int) in a zone whose offset is always zero."""
     assert isinstance(value, int)
-    if value == _calendar.INT64_MAX or value <= -_calendar.INT64_MAX:
-        return _calendar.format_timestamp(value).encode()
-    return _calendar.format_timestamp(value, 0).encode()
+    return _timestamptz_text(value, 0)
+
+
+def _timestamptz_text(micros: int, offset: int) -> bytes:
+    if micros == _calendar.INT64_MAX or micros <= -_calendar.INT64_MAX:  # ±infinity carry no offset
+        return _calendar.format_timestamp(micros).encode()
+    return _calendar.format_timestamp(micros, offset).encode()
 
 
 def _offset_after_2037(micros: int, zone: str) -> int:
@@ -149,10 +149,7 @@ def _offset_after_2037(micros: int, zone: str) -> int:
 
 def _spell_timestamptz(value: object) -> bytes:
     assert isinstance(value, dict)
-    micros, offset = int(value["micros"]), int(value["offset"])
-    if micros == _calendar.INT64_MAX or micros <= -_calendar.INT64_MAX:
-        return _calendar.format_timestamp(micros).encode()
-    return _calendar.format_timestamp(micros, offset).encode()
+    return _timestamptz_text(int(value["micros"]), int(value["offset"]))
 
 
 def encode_interval(arr: pa.Array) -> pa.Array:

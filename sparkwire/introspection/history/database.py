@@ -134,7 +134,7 @@ class HistoryDatabase:
 
     def expire(self, before: datetime.datetime) -> None:
         for table, column in ((_EXECUTIONS, "began_at"), (_SESSIONS, "connected_at")):
-            self._con.command(f"DELETE FROM {table} WHERE {column} < ? AND {column} IS NOT NULL", (before,))
+            self._con.command(f"DELETE FROM {table} WHERE {column} < ?", (before,))
 
     def close(self) -> None:
         try:
