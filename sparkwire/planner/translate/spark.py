@@ -140,21 +140,28 @@ def _alias_outputs(tree: exp.Expr, names: list[str]) -> None:
         return
     aliased: list[exp.Expr] = []
     renamed: dict[str, exp.Expr] = {}  # qualify's own aliases (_col_0) -> the expression they named
-    for projection, name in zip(select.expressions, names, strict=True):
+    positions: dict[str, int] = {}  # … and the position of their projection
+    for position, (projection, name) in enumerate(zip(select.expressions, names, strict=True), 1):
         if name == "*" or (isinstance(projection, exp.Alias) and projection.alias == name):
             aliased.append(projection)
             continue
         value = projection.this if isinstance(projection, exp.Alias) else projection
         if isinstance(projection, exp.Alias):
             renamed[projection.alias] = value
+            positions[projection.alias] = position
         aliased.append(exp.alias_(value, name, quoted=True))
     select.set("expressions", aliased)
     order = select.args.get("order")
-    if order is not None and renamed:
-        order.transform(
-            lambda n: renamed[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in renamed else n,
-            copy=False,
-        )
+    if order is None or not renamed:
+        return
+    for ordered in order.expressions:  # ORDER BY 4 stays a position: Spark resolves a copied GROUPING(t.c) or a
+        key = ordered.this  # qualified t.c under DISTINCT against the input, not the output (42803, 42703)
+        if isinstance(key, exp.Column) and not key.table and key.name in positions:
+            ordered.set("this", exp.Literal.number(positions[key.name]))
+    order.transform(
+        lambda n: renamed[n.name].copy() if isinstance(n, exp.Column) and not n.table and n.name in renamed else n,
+        copy=False,
+    )
 
 
 def _check_supported(tree: exp.Expr) -> None:
