@@ -75,6 +75,7 @@ _FUNCTION_TYPES: dict[str, int] = {name: NAME for name in _NAME_FUNCTIONS} | {
     "to_regclass": REGCLASS,
     "to_regtype": REGTYPE,
     "current_schemas": NAME_ARRAY,
+    "trim_scale": 1700,  # numeric, each value its own scale: the engine's value is its text (functions/lowering.py)
 }
 _SPECIAL_FUNCTIONS: tuple[type[exp.Expression], ...] = (
     exp.CurrentUser,

@@ -7,7 +7,10 @@ Identifiers named `oid` (pg_catalog columns) still parse as identifiers. Arrays 
 (`proargtypes::regtype[]`, as pgcli writes it; sqlglot stops after `regtype`): an ARRAY DataType whose element is
 the ObjectIdentifier. An interval literal of several parts keeps them all (`INTERVAL '1 day 02:03:04'`; sqlglot
 keeps only `'1' DAY` when one "number unit" pair is found in a longer string), spelled in unit words both engines
-read (`'1 days 7384 seconds'`: the same days and microseconds, which is what PostgreSQL keeps and prints).
+read (`'1 days 7384 seconds'`: the same days and microseconds, which is what PostgreSQL keeps and prints), and a
+unit PostgreSQL abbreviates (`INTERVAL '1 mon'`, `'3 hrs'`) by its full name. `concat()` with no argument is
+42883, as in PostgreSQL (sqlglot cannot build it: 42601). The prefix operator `@ x` is abs(x) (sqlglot read a
+parameter: `@ -5` was 42601).
 Keywords stand as column labels where PostgreSQL lets them (labels.py). An EXTRACT written `date_part(…)` carries
 `meta[DATE_PART]` (the two differ only in their result type).
 """
@@ -18,17 +21,28 @@ from decimal import Decimal
 from typing import ClassVar
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 from sqlglot.dialects.postgres import Postgres
 from sqlglot.expressions.builders import INTERVAL_STRING_RE
 from sqlglot.generators.postgres import PostgresGenerator
 from sqlglot.parsers.postgres import PostgresParser
 from sqlglot.tokenizer_core import Token, TokenType
 
-from sparkwire.errors import InvalidDatetimeFormat
+from sparkwire.errors import InvalidDatetimeFormat, UndefinedFunction
 from sparkwire.pgtypes.interval import parse_interval
 from sparkwire.planner.grammar.labels import relabel
 
 DATE_PART = "date_part"  # meta key of an Extract node written date_part(field, source)
+
+
+def _concat(args: list[exp.Expr], dialect: Dialect) -> exp.Expr:
+    """concat(…) as sqlglot builds it; concat() is PostgreSQL's 42883 (it has only a variadic overload)."""
+    if not args:
+        raise UndefinedFunction(
+            "function concat() does not exist",
+            hint="No function matches the given name and argument types. You might need to add explicit type casts.",
+        )
+    return PostgresParser.FUNCTIONS["CONCAT"](args, dialect)  # type: ignore[no-any-return]
 
 
 class PG(Postgres):
@@ -36,6 +50,8 @@ class PG(Postgres):
         KEYWORDS: ClassVar = {**Postgres.Tokenizer.KEYWORDS, "OID": TokenType.UINT}
 
     class Parser(PostgresParser):
+        FUNCTIONS: ClassVar = {**PostgresParser.FUNCTIONS, "CONCAT": _concat}
+
         def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expr | None]:
             return super().parse(relabel(raw_tokens), sql)  # keywords as column labels (labels.py)
 
@@ -56,12 +72,23 @@ class PG(Postgres):
         def _parse_interval_span(self, this: exp.Expr, parse_function_unit: bool = True) -> exp.Interval:
             interval = super()._parse_interval_span(this, parse_function_unit)
             text = this.name if isinstance(this, exp.Literal) and this.is_string else None
+            unit = interval.args.get("unit")
+            if isinstance(unit, exp.Var) and unit.name.lower() in _UNIT_ABBREVIATIONS:
+                unit.set("this", _UNIT_ABBREVIATIONS[unit.name.lower()])  # '1 mon': MONTH, as both engines read
             if text is not None and interval.this is not this and not INTERVAL_STRING_RE.fullmatch(text):
                 # more than the one pair sqlglot kept: PostgreSQL reads the whole text
                 interval.set("this", exp.Literal.string(_unit_words(text)))
                 interval.set("unit", None)
                 interval.set("fraction_in_string", None)
             return interval
+
+        def _parse_parameter(self) -> exp.Expr:  # type: ignore[override]
+            if self._prev.text != "@":
+                return super()._parse_parameter()
+            operand = self._parse_bitwise()  # `@ -5 + 1`: a prefix operator binds looser than + and -
+            if operand is None:
+                self.raise_error("Expected an expression after @")
+            return exp.Abs(this=operand)
 
         def _parse_date_part(self) -> exp.Expr:
             parsed = super()._parse_date_part()
@@ -70,6 +97,18 @@ class PG(Postgres):
 
     class Generator(PostgresGenerator):
         TYPE_MAPPING: ClassVar = {**PostgresGenerator.TYPE_MAPPING, exp.DataType.Type.UINT: "OID"}
+
+
+# PostgreSQL's unit abbreviations sqlglot keeps as written (INTERVAL '1' MON), by the unit both engines read
+_UNIT_ABBREVIATIONS = {
+    **dict.fromkeys(("y", "yr", "yrs"), "YEAR"),
+    **dict.fromkeys(("mon", "mons"), "MONTH"),
+    **dict.fromkeys(("hr", "hrs"), "HOUR"),
+    **dict.fromkeys(("min", "mins"), "MINUTE"),
+    **dict.fromkeys(("sec", "secs"), "SECOND"),
+    **dict.fromkeys(("msec", "msecs"), "MILLISECOND"),
+    **dict.fromkeys(("usec", "usecs", "us"), "MICROSECOND"),
+}
 
 
 def _is_object_identifier(datatype: exp.Expr) -> bool:

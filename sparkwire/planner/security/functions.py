@@ -109,7 +109,7 @@ REFUSED = frozenset(
     }
 )
 
-# Expressions sqlglot builds without a name token, from PostgreSQL grammar (CASE, CAST, x[...], operators such as
+# Expressions sqlglot builds without a name token, from PostgreSQL grammar (CASE, CAST, x[...], `@ x`, operators like
 # `->`, `@>`, `~`, `^`) or from the special parsers of PostgreSQL functions (EXTRACT, SUBSTRING, TRIM, string_agg,
 # json_agg, …). Any other call without a name token came from a non-PostgreSQL spelling sqlglot parses specially
 # (ARG_MAX, MAX_BY, TRY_CAST, JSON_VALUE, GAP_FILL, IF, …) and does not exist. tests/security keeps this in step
@@ -124,7 +124,7 @@ GRAMMAR: frozenset[type[exp.Expr]] = frozenset(
         exp.JSONBExtract, exp.JSONBExtractScalar, exp.JSONExtract, exp.JSONExtractScalar, exp.JSONObject,
         exp.Localtime, exp.Localtimestamp, exp.MatchAgainst, exp.Normalize, exp.Overlay, exp.Pow, exp.RegexpILike,
         exp.RegexpLike, exp.SessionUser, exp.Sqrt, exp.StrPosition, exp.Substring, exp.Trim, exp.Unnest,
-        exp.XMLElement,
+        exp.XMLElement, exp.Abs,
     }
 )  # fmt: skip
 

@@ -15,6 +15,9 @@ from sparkwire.planner.translate.spark_math import MATH_RULES, Rule
 from sparkwire.planner.translate.spark_subqueries import SUBQUERY_RULES
 from sparkwire.planner.translate.spark_text import TEXT_RULES, char_casts
 from sparkwire.planner.translate.spark_typecheck import type_errors
+from sparkwire.planner.translate.spark_windows import WINDOW_RULES
 
-PRE_RULES: tuple[Rule, ...] = (type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, char_casts, *JSON_RULES)
+PRE_RULES: tuple[Rule, ...] = (
+    type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, char_casts, *JSON_RULES, *WINDOW_RULES,
+)  # fmt: skip
 POST_RULES: tuple[Rule, ...] = (*MATH_RULES, *TEXT_RULES, *SUBQUERY_RULES, *ARRAY_RULES)

@@ -13,7 +13,9 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
 - width_bucket(x, low, high, count) → PostgreSQL's float8 bucket arithmetic as a CASE: 0 below the range,
   count + 1 above it (the bounds may be given in either order); an integer;
 - scale(x) → the number of digits after the point in x's text, min_scale(x) → the same without trailing zeros;
-  integers (PostgreSQL prints a numeric with its display scale, so its text is the scale);
+  integers (PostgreSQL prints a numeric with its display scale, so its text is the scale); trim_scale(x) → x's text
+  without trailing fractional zeros: a result column keeps that text (described as numeric, bind/output_types.py),
+  elsewhere it is cast back to numeric;
 - regexp_match(s, pattern) with a written pattern (and no flags, or 'i'): NULL without a match, else the array
   of its capture groups (of the whole match when the pattern has none); each group one regexp_extract;
 - regexp_matches(s, pattern[, flags]) in a select list → an unnest: with 'g' of every match (patterns of at most
@@ -169,6 +171,24 @@ def _min_scale(args: list[exp.Expr]) -> exp.Expr | None:
     return exp.cast(exp.Length(this=trimmed), "int")
 
 
+def _trim_scale(node: exp.Anonymous) -> exp.Expr | None:
+    """trim_scale(x): x's text without trailing fractional zeros (and without a point left bare). A result column
+    keeps that text (it is described as numeric, pg_function_types, and a numeric result's text is its value, with
+    its own scale); inside an expression it is cast back to numeric."""
+    args = list(node.expressions)
+    if len(args) != 1:
+        return None
+    text = exp.cast(args[0].copy(), "text")
+    zeros = exp.Trim(this=text.copy(), expression=_string("0"), position="TRAILING")
+    trimmed = exp.Trim(this=zeros, expression=_string("."), position="TRAILING")
+    has_point = exp.GT(this=exp.StrPosition(this=text.copy(), substr=_string(".")), expression=_number(0))
+    value = exp.Paren(this=exp.Case(ifs=[exp.If(this=has_point, true=trimmed)], default=text.copy()))
+    projected = isinstance(node.parent, exp.Select) or (
+        isinstance(node.parent, exp.Alias) and isinstance(node.parent.parent, exp.Select)
+    )
+    return value if projected else exp.cast(value, "numeric")
+
+
 def capture_groups(pattern: str) -> int:
     """The capturing groups of a regular expression: `(` outside brackets, not escaped, not `(?`."""
     groups, i, in_bracket = 0, 0, False
@@ -304,6 +324,8 @@ def _lower(node: exp.Expr) -> exp.Expr:
         call = node.expression  # pg_catalog.quote_ident(x): the call, lowered, replaces the qualified name
         lowered = _lower(call) if isinstance(call, exp.Anonymous) else call
         return lowered if lowered is not call else node
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "trim_scale":
+        return _trim_scale(node) or node
     if isinstance(node, exp.Anonymous):
         lowering = _BY_NAME.get(node.name.lower())
         lowered = lowering(list(node.expressions)) if lowering is not None else None

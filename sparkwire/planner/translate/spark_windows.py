@@ -1,0 +1,31 @@
+"""PostgreSQL's windows on Spark where Spark asks for more than PostgreSQL does (tree rules like spark_rules.py).
+
+- unordered_rankings: row_number, rank, dense_rank, percent_rank, cume_dist, ntile, lag and lead over a window
+  without ORDER BY (`row_number() OVER ()`) are PostgreSQL's over one peer group: every row ranks 1, row_number
+  numbers the rows in the order they come. Spark refuses them unordered (42601: "requires the window to be
+  ordered"); `ORDER BY NULL` orders them by a constant, which makes every row of a partition a peer, as PostgreSQL's
+  missing ORDER BY does. Aggregates over such a window keep their frame (the whole partition): they are not touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+Rule = Callable[[exp.Expr], exp.Expr]
+
+_ORDERED_ONLY: tuple[type[exp.Expr], ...] = (
+    exp.RowNumber, exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile, exp.Lag, exp.Lead,
+)  # fmt: skip
+
+
+def unordered_rankings(tree: exp.Expr) -> exp.Expr:
+    for window in tree.find_all(exp.Window):
+        function = window.this
+        if isinstance(function, _ORDERED_ONLY) and window.args.get("order") is None:
+            window.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Null())]))
+    return tree
+
+
+WINDOW_RULES: tuple[Rule, ...] = (unordered_rankings,)
