@@ -223,8 +223,7 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
         if causes:
             return _from_condition(*causes[-1])
         log.warning("Spark failed with an error that has no SQLSTATE: %s", text)
-        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
-        return errors.InternalError(f"Spark failed: {first[:300]}")
+        return errors.InternalError("internal error")  # the engine's text stays in the log, never with a client
     condition = exc.getCondition() or ""
     params = exc.getMessageParameters() or {}
     rule = _RULES.get(condition) or _RULES.get(condition.split(".", 1)[0])

@@ -18,6 +18,14 @@ CLASSES = {
     "ORDER BY the position of a DISTINCT expression (Spark: 42703 on the qualified column)": (
         "SELECT DISTINCT k * 2, tag FROM pairs ORDER BY 1 DESC, 2"
     ),
+    "format() with %s, %I, %L, positions and widths (functions/pg_format.py)": (
+        "SELECT words.id, format('%s|%2$I|%-6s|%L|%4s', words.id, lang, note, active) FROM words, emp "
+        "WHERE lang IS NOT NULL AND emp.id = words.id ORDER BY words.id"
+    ),
+    "format('%I', NULL) is 22004, not an engine's error": "SELECT format('%I', lang) FROM words",
+    "constant: format() and concat() print a boolean as t / f": (
+        "SELECT format('%5s|%L|%s|%%', true, NULL, 1 < 2), concat(false, 1), format('%s', NULL)"
+    ),
 }
 
 

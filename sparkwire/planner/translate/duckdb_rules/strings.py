@@ -6,10 +6,12 @@ substring with a negative length 22011 `negative substring length not allowed` (
 split_part with field 0 22023 `field position must not be zero` (DuckDB answers ''), chr(0) 54000 `null character
 not permitted` (DuckDB answers a NUL). `text_concatenation(tree)`: `||` of two operands that are numbers by their
 spelling (number literals, casts to number types) is 42883 `operator does not exist` at plan time, as PostgreSQL
-finds no `||` for them (DuckDB concatenates their text). `similar_to(tree)`: a SIMILAR TO pattern written as a
-literal is PostgreSQL's SQL regular expression (`%` any text, `_` any character, the escape character, default
-`\\`, quoting the next one) made the regular expression DuckDB's SIMILAR TO matches whole (DuckDB reads the
-pattern as a regular expression as is: `%` is a percent sign there).
+finds no `||` for them (DuckDB concatenates their text); a boolean argument of concat() (a literal, a comparison,
+a cast to boolean) is its output text t / f, as PostgreSQL's concat() and format() print it.
+`similar_to(tree)`: a SIMILAR TO pattern written as a literal is PostgreSQL's SQL regular expression (`%` any
+text, `_` any character, the escape character, default `\\`, quoting the next one) made the
+regular expression DuckDB's SIMILAR TO matches whole (DuckDB reads the pattern as a regular expression as is: `%`
+is a percent sign there).
 """
 
 from __future__ import annotations
@@ -63,11 +65,26 @@ def _number_type(node: exp.Expr) -> str | None:
     return None
 
 
+def _boolean(node: exp.Expr) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    is_cast = isinstance(node, exp.Cast) and node.to.this == exp.DType.BOOLEAN
+    return is_cast or isinstance(node, exp.Boolean | exp.Predicate | exp.Not | exp.And | exp.Or)
+
+
+def _letter(node: exp.Expr) -> exp.Expr:
+    """A boolean's output text, t or f (DuckDB's is true / false), NULL kept."""
+    true, false = exp.If(this=node.copy(), true=exp.Literal.string("t")), exp.Literal.string("f")
+    return exp.Case(ifs=[true, exp.If(this=exp.Not(this=exp.Paren(this=node.copy())), true=false)])
+
+
 def text_concatenation(tree: exp.Expr) -> exp.Expr:
     for node in tree.find_all(exp.DPipe):
         left, right = _number_type(node.this), _number_type(node.expression)
         if left is not None and right is not None:
             raise e.UndefinedFunction(f"operator does not exist: {left} || {right}")
+    for concat in tree.find_all(exp.Concat):
+        concat.set("expressions", [_letter(a) if _boolean(a) else a for a in concat.expressions])
     return tree
 
 
