@@ -5,6 +5,10 @@ README's set-up). PostgreSQL refuses to run as root, so as root the cluster is o
 `postgres` user, in its own directory under the system temp dir (`workdir` may sit below directories that only
 root can enter, like pytest's 0700 basetemp); `stop()` removes that directory. Connect with `oracle.dsn`
 (trust auth on 127.0.0.1, database `postgres`, user `postgres`).
+
+The cluster orders text by bytes (LC_COLLATE C, as sparkwire does) and maps case by Unicode (LC_CTYPE C.UTF-8:
+`upper('é')` is `É`, as in sparkwire, Materialize and PostgreSQL in any UTF-8 locale); under LC_CTYPE C
+PostgreSQL changes the case of ASCII letters only.
 """
 
 from __future__ import annotations
@@ -69,7 +73,7 @@ class PostgresOracle:
         subprocess.run(
             _as_postgres_user(
                 [str(bindir / "initdb"), "-D", str(datadir), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-                 "--locale=C", "--no-sync"]
+                 "--locale=C", "--lc-ctype=C.UTF-8", "--no-sync"]
             ),
             check=True,
             capture_output=True,

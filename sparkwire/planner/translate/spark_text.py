@@ -6,8 +6,11 @@
 - case_insensitive_regex: `~*` / `!~*` are RLIKE with (?i) (sqlglot prints REGEXP_I_LIKE, which Spark lacks)
 - hex_case: to_hex() is lower case (Spark's hex(): upper case)
 - posix_classes: `[[:alpha:]]` and the other POSIX bracket classes of a regular expression literal become Java's
-  `\\p{Alpha}` (Java reads `[:alpha:]` as the characters ':', 'a', 'l', …); ASCII classes, as PostgreSQL's in the
-  C locale
+  `\\p{Alpha}` (Java reads `[:alpha:]` as the characters ':', 'a', 'l', …)
+- unicode_classes: every Spark regular expression starts with Java's `(?U)`, so `\\w`, `\\b`, `\\p{Alpha}`, `\\s` and
+  case-insensitive matching know non-ASCII letters, as PostgreSQL's do in a UTF-8 LC_CTYPE (`'é' ~ '\\w'`); Java's
+  classes are ASCII only without it
+- spark_case_mapping: upper / lower one character at a time, as PostgreSQL (functions/case_mapping.py)
 - byte_order_collations: `COLLATE "C"` / `"POSIX"` / `"default"` / `ucs_basic` are Spark's own order (UTF8_BINARY
   compares bytes, as the C collation does), so the clause is dropped (Spark knows no collation named C); any other
   collation is left to Spark, which refuses an unknown name with 42704 as PostgreSQL does
@@ -19,6 +22,8 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
+
+from sparkwire.planner.translate.functions.case_mapping import spark_case_mapping
 
 Rule = Callable[[exp.Expr], exp.Expr]
 
@@ -59,15 +64,18 @@ def _negative_safe(node: exp.Left | exp.Right) -> exp.Expr:
     length = _fn("char_length", text.copy())
     if isinstance(node, exp.Left):
         negative: exp.Expr = exp.Substring(
-            this=text.copy(), start=exp.Literal.number(1),
-            length=exp.Greatest(this=exp.Add(this=length, expression=count.copy()),
-                                expressions=[exp.Literal.number(0)]),
+            this=text.copy(),
+            start=exp.Literal.number(1),
+            length=exp.Greatest(
+                this=exp.Add(this=length, expression=count.copy()), expressions=[exp.Literal.number(0)]
+            ),
         )
     else:
         negative = exp.Substring(this=text.copy(), start=exp.Sub(this=exp.Literal.number(1), expression=count.copy()))
     positive = type(node)(this=text.copy(), expression=count.copy())
-    case = exp.Case(ifs=[exp.If(this=exp.LT(this=count.copy(), expression=exp.Literal.number(0)), true=negative)],
-                    default=positive)
+    case = exp.Case(
+        ifs=[exp.If(this=exp.LT(this=count.copy(), expression=exp.Literal.number(0)), true=negative)], default=positive
+    )
     return exp.Paren(this=case)
 
 
@@ -110,12 +118,30 @@ def case_insensitive_regex(tree: exp.Expr) -> exp.Expr:
 
 
 POSIX_CLASSES = {
-    "alpha": r"\p{Alpha}", "digit": r"\p{Digit}", "alnum": r"\p{Alnum}", "upper": r"\p{Upper}",
-    "lower": r"\p{Lower}", "space": r"\s", "punct": r"\p{Punct}", "xdigit": r"\p{XDigit}", "blank": r"\p{Blank}",
-    "cntrl": r"\p{Cntrl}", "print": r"\p{Print}", "graph": r"\p{Graph}", "word": r"\w",
+    "alpha": r"\p{Alpha}",
+    "digit": r"\p{Digit}",
+    "alnum": r"\p{Alnum}",
+    "upper": r"\p{Upper}",
+    "lower": r"\p{Lower}",
+    "space": r"\s",
+    "punct": r"\p{Punct}",
+    "xdigit": r"\p{XDigit}",
+    "blank": r"\p{Blank}",
+    "cntrl": r"\p{Cntrl}",
+    "print": r"\p{Print}",
+    "graph": r"\p{Graph}",
+    "word": r"\w",
 }
 _POSIX = re.compile(r"\[:([a-z]+):\]")
-REGEX_NODES = (exp.RegexpLike, exp.RegexpILike, exp.RegexpReplace, exp.RegexpExtract, exp.RegexpSplit)
+REGEX_NODES = (
+    exp.RegexpLike,
+    exp.RegexpILike,
+    exp.RegexpReplace,
+    exp.RegexpExtract,
+    exp.RegexpExtractAll,
+    exp.RegexpSplit,
+)
+_UNICODE = "(?U)"
 
 
 def _java_classes(pattern: str) -> str:
@@ -127,6 +153,17 @@ def posix_classes(tree: exp.Expr) -> exp.Expr:
         pattern = node.args.get("expression")
         if isinstance(pattern, exp.Literal) and pattern.is_string and "[:" in pattern.this:
             pattern.replace(exp.Literal.string(_java_classes(pattern.this)))
+    return tree
+
+
+def unicode_classes(tree: exp.Expr) -> exp.Expr:
+    for node in tree.find_all(*REGEX_NODES):
+        pattern = node.args.get("expression")
+        if isinstance(pattern, exp.Literal) and pattern.is_string:
+            if not pattern.this.startswith(_UNICODE):
+                pattern.replace(exp.Literal.string(_UNICODE + pattern.this))
+        elif isinstance(pattern, exp.Expr):
+            pattern.replace(_fn("concat", exp.Literal.string(_UNICODE), pattern.copy()))
     return tree
 
 
@@ -150,5 +187,7 @@ TEXT_RULES: tuple[Rule, ...] = (
     hex_case,
     case_insensitive_regex,
     posix_classes,
+    unicode_classes,
     byte_order_collations,
+    spark_case_mapping,
 )

@@ -25,6 +25,7 @@ from sparkwire.planner.translate.duckdb_rules.result_types import constant_resul
 from sparkwire.planner.translate.duckdb_rules.shared import SHARED_RULES, constant_type_errors
 from sparkwire.planner.translate.duckdb_rules.strings import similar_to, string_errors, text_concatenation
 from sparkwire.planner.translate.duckdb_rules.values import values_columns
+from sparkwire.planner.translate.functions.case_mapping import duckdb_case_mapping
 
 
 def pg_semantics(tree: exp.Expr) -> exp.Expr:
@@ -42,6 +43,7 @@ def pg_semantics(tree: exp.Expr) -> exp.Expr:
         *FLOAT_RULES,
         string_errors,
         similar_to,
+        duckdb_case_mapping,
         *SHARED_RULES,
     ):
         out = rule(out)
