@@ -26,6 +26,14 @@ CLASSES = {
     "constant: format() and concat() print a boolean as t / f": (
         "SELECT format('%5s|%L|%s|%%', true, NULL, 1 < 2), concat(false, 1), format('%s', NULL)"
     ),
+    "float8 to real: overflow is 22003 on Spark (it answered Infinity)": (
+        "SELECT id, (f * 1e30)::real FROM nums WHERE id = 9"
+    ),
+    "float8 to real: underflow is 22003 on Spark (it answered 0)": "SELECT (f * 1e-300)::real FROM nums WHERE id = 1",
+    "float8 to real in range, NaN and infinities kept": (
+        "SELECT id, f::real, ('NaN'::float8 * f)::real, ('-Infinity'::float8 + f)::real FROM nums WHERE id <> 4 "
+        "ORDER BY id"
+    ),
 }
 
 

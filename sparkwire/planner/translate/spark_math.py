@@ -12,6 +12,8 @@ back into that SQLSTATE and message. Users cannot call raise_error themselves (t
 - decimal_scales: round/trunc(x, n) of an integer or a numeric is numeric with n decimals (Spark: x's type)
 - truncation: trunc(numeric, n) keeps n decimals and trunc(float) stays a float (sqlglot: a cast to bigint);
   ceil/floor of a float stay floats (Spark: bigint, which overflows)
+- float_narrowing: float8 → real raises 22003 for a finite value out of real's range (overflow) or a non-zero
+  one below it (underflow) (Spark: Infinity, 0)
 """
 
 from __future__ import annotations
@@ -191,8 +193,11 @@ def _whole(value: exp.Expr) -> exp.Expr:
 
 def _up(value: exp.Expr) -> exp.Expr:
     """The smallest whole float >= a non-negative float."""
-    step = exp.If(this=exp.GT(this=value.copy(), expression=_whole(value)), true=exp.Literal.number(1),
-                  false=exp.Literal.number(0))
+    step = exp.If(
+        this=exp.GT(this=value.copy(), expression=_whole(value)),
+        true=exp.Literal.number(1),
+        false=exp.Literal.number(0),
+    )
     return exp.Paren(this=exp.Add(this=_whole(value), expression=step))
 
 
@@ -218,4 +223,29 @@ def float_ceil_floor(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
-MATH_RULES: tuple[Rule, ...] = (domain_errors, float_rounding, decimal_scales, truncation, float_ceil_floor)
+def _real(value: exp.Expr) -> exp.Cast:
+    cast = exp.Cast(this=value.copy(), to=exp.DataType.build("FLOAT"))
+    cast.type = exp.DataType.build("FLOAT")
+    return cast
+
+
+def float_narrowing(tree: exp.Expr) -> exp.Expr:
+    """float8 → real: PostgreSQL's float84 raises 22003 when a finite value becomes infinite (overflow) or a
+    non-zero one zero (underflow); Spark's cast gives Infinity and 0."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Cast) or node.to.this != exp.DType.FLOAT or _kind(node.this) != exp.DType.DOUBLE:
+            return node
+        value, narrowed = node.this, _real(node.this)
+        infinite = exp.EQ(this=_fn("abs", narrowed.copy()), expression=_fn("float", exp.Literal.string("infinity")))
+        finite = exp.LT(this=_fn("abs", value.copy()), expression=_fn("double", exp.Literal.string("infinity")))
+        lost = exp.and_(_eq_zero(narrowed), exp.NEQ(this=value.copy(), expression=exp.Literal.number(0)))
+        overflow = (exp.and_(infinite, finite), "22003", "value out of range: overflow")
+        return _guarded(narrowed, [overflow, (lost, "22003", "value out of range: underflow")])
+
+    return tree.transform(rewrite, copy=False)
+
+
+MATH_RULES: tuple[Rule, ...] = (
+    domain_errors, float_rounding, decimal_scales, truncation, float_ceil_floor, float_narrowing,
+)  # fmt: skip
