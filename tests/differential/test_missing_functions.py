@@ -30,6 +30,17 @@ CLASSES = {
         "SELECT id, row_number() OVER () > 0, rank() OVER (), dense_rank() OVER (), percent_rank() OVER (), "
         "cume_dist() OVER (PARTITION BY dept), count(*) OVER () FROM emp ORDER BY id"
     ),
+    "constant: dates PostgreSQL reads with month names, as YYYYMMDD and year first": (
+        "SELECT 'Jan 15 2024'::date, '15-Jan-2024'::date, '20240115'::date, 'January 15, 2024'::date, "
+        "'Mon Jan 15 2024'::date, '240115'::date, '2024.1.15'::date, 20240115::text::date"
+    ),
+    "constant: ISO 8601 intervals": "SELECT 'P1Y2M3DT4H5M6S'::interval, 'P2W'::interval, 'PT1.5S'::interval",
+    "constant: an ISO 8601 interval with a leading minus is 22007": "SELECT '-P1D'::interval",
+    "constant: the name type": "SELECT 'x'::name, name 'abc' || 'd'",
+    "date and interval literals and ::name over tables": (
+        "SELECT id, hired < 'Jan 15 2020'::date, at + 'P1DT2H'::interval, w::name FROM emp JOIN events USING (id) "
+        "JOIN words USING (id) ORDER BY id"
+    ),
 }
 
 

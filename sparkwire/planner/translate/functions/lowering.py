@@ -24,6 +24,8 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
   'pattern') (a written text start is a regular expression) → its first capture group, or the whole match;
 - regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
   column takes the alias, in a select list an unnest (Spark's regexp_split_to_array: functions/spark_arrays.py).
+Typed literals PostgreSQL reads and the engines do not (free-form dates, ISO 8601 intervals, `::name`) are
+respelled first (functions/typed_literals.py).
 Calls these rules cannot express (another arity, a pattern that is not a literal, other flags) are left as
 written and fail as before (42883).
 """
@@ -36,6 +38,7 @@ from typing import TypeVar, cast
 from sqlglot import exp
 
 from sparkwire.catalog.relations.pg_keywords import KEYWORDS
+from sparkwire.planner.translate.functions.typed_literals import typed_literals
 
 Lowering = Callable[[list[exp.Expr]], exp.Expr | None]
 Tree = TypeVar("Tree", bound=exp.Expr)
@@ -342,7 +345,7 @@ def _duckdb_json_agg(node: exp.Expr) -> exp.Expr:
 
 def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
     """`duckdb`: the tree is for DuckDB, which also takes json_agg as to_json(list(…)) (Spark: spark_arrays.py)."""
-    out: exp.Expr = tree
+    out: exp.Expr = typed_literals(tree)  # date, interval and name literals as PostgreSQL reads them
     if duckdb and any(isinstance(n, exp.JSONArrayAgg) for n in out.walk()):
         out = out.transform(_duckdb_json_agg, copy=False)
     if any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Substring | exp.Anonymous) for n in out.walk()):
