@@ -34,6 +34,11 @@ CLASSES = {
         "SELECT id, f::real, ('NaN'::float8 * f)::real, ('-Infinity'::float8 + f)::real FROM nums WHERE id <> 4 "
         "ORDER BY id"
     ),
+    "chr() of code points past 255 on Spark (1 to 4 UTF-8 bytes)": (
+        "SELECT id, chr(id * 9000 + 1), chr(id * 100), chr(id), chr(id * 80000) FROM words ORDER BY id"
+    ),
+    "chr() of a surrogate is 54000 on Spark": "SELECT chr(id * 1000 + 55000) FROM words WHERE id = 1",
+    "chr() past U+10FFFF is 54000 on Spark": "SELECT chr(id * 200000) FROM words",
 }
 
 
