@@ -16,6 +16,9 @@ Contract:
 - `FLOAT8_TEXT = "sw_float8_text"` / `FLOAT4_TEXT = "sw_float4_text"` (DuckDB): a double / real as the text
   PostgreSQL's float8out / float4out print (pgtypes/text_numbers.spell_float: `1`, `1e+15`, `1e+07` for a real,
   `NaN`, `-0`), what `x::text` of a float is; DuckDB's cast prints `1.0`, `1000000000000000.0`, `nan`.
+- `JUSTIFY = "sw_justify"` (DuckDB): `sw_justify(kind, months, days, micros)` is PostgreSQL's justify_hours /
+  justify_days / justify_interval (`kind`: hours, days, interval) of the interval with those parts
+  (pgtypes/interval.justify), as text DuckDB reads as that interval (`1 months 5 days 0 microseconds`).
 - DuckDB macros (`install_duckdb`), chosen by the argument's type where PostgreSQL's result type depends on it:
   `sw_sum(x)` is bigint for smallint / integer arguments and numeric for bigint (DuckDB: HUGEINT for all);
   `sw_avg(x)` of integers is numeric (DECIMAL(38, 16)) and `sw_avg_text(x)` the exact text PostgreSQL prints
@@ -32,6 +35,7 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from sparkwire.pgtypes.interval import Interval, justify
 from sparkwire.pgtypes.numeric_math import numeric_math_text
 from sparkwire.pgtypes.numeric_ops import numeric_div_text, numeric_spread_text
 from sparkwire.pgtypes.text_numbers import spell_float
@@ -42,6 +46,7 @@ FLOAT_NUMERIC = "sw_float_numeric"
 NUMERIC_MATH = "sw_numeric_math"
 FLOAT8_TEXT = "sw_float8_text"
 FLOAT4_TEXT = "sw_float4_text"
+JUSTIFY = "sw_justify"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -93,11 +98,17 @@ def _float4_text(value: float) -> str:
     return spell_float(value, 6, 1, single=True).decode()
 
 
+def _justify(kind: str, months: int, days: int, micros: int) -> str:
+    value = justify(kind, Interval(months, days, micros))
+    return f"{value.months} months {value.days} days {value.micros} microseconds"
+
+
 def install_duckdb(db: Any) -> None:
     """`db`: a duckdb connection (the database's, so every cursor sees the functions)."""
     db.create_function(NUMERIC_DIV, _numeric_div, ["VARCHAR", "VARCHAR"], "VARCHAR", side_effects=False)
     db.create_function(FLOAT8_TEXT, _float8_text, ["DOUBLE"], "VARCHAR", side_effects=False)
     db.create_function(FLOAT4_TEXT, _float4_text, ["FLOAT"], "VARCHAR", side_effects=False)
+    db.create_function(JUSTIFY, _justify, ["VARCHAR", "BIGINT", "BIGINT", "BIGINT"], "VARCHAR", side_effects=False)
     for macro in MACROS:
         db.execute(macro)
 

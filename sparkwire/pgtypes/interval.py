@@ -121,6 +121,39 @@ def _build(months: Decimal, days: Decimal, micros: Decimal, *, negate: bool) -> 
 _DAY_MICROS = 86_400_000_000
 
 
+def _quotient(a: int, b: int) -> int:
+    """C's integer division (toward zero), as PostgreSQL's TMODULO."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def justify(kind: str, value: Interval) -> Interval:
+    """PostgreSQL 15's justify_hours / justify_days / justify_interval (`kind`: hours, days, interval): 24 hours
+    carried into days, 30 days into months, the parts made of one sign where the larger ones allow."""
+    months, days, micros = value.months, value.days, value.micros
+    if kind == "interval" and ((days > 0 and micros > 0) or (days < 0 and micros < 0)):
+        carried = _quotient(days, 30)
+        months, days = months + carried, days - carried * 30
+    if kind in ("hours", "interval"):
+        carried = _quotient(micros, _DAY_MICROS)
+        days, micros = days + carried, micros - carried * _DAY_MICROS
+    if kind in ("days", "interval"):
+        carried = _quotient(days, 30)
+        months, days = months + carried, days - carried * 30
+        short = micros < 0 if kind == "interval" else False
+        over = micros > 0 if kind == "interval" else False
+        if months > 0 and (days < 0 or (days == 0 and short)):
+            months, days = months - 1, days + 30
+        elif months < 0 and (days > 0 or (days == 0 and over)):
+            months, days = months + 1, days - 30
+    if kind in ("hours", "interval"):
+        if days > 0 and micros < 0:
+            days, micros = days - 1, micros + _DAY_MICROS
+        elif days < 0 and micros > 0:
+            days, micros = days + 1, micros - _DAY_MICROS
+    return Interval(months, days, micros)
+
+
 def duration_to_interval(durations: pa.Array) -> pa.Array:
     """Spark's day-time intervals (Arrow durations) as PostgreSQL intervals: whole days and the time within the
     day, both with the duration's sign (what timestamp - timestamp gives, interval_justify_hours)."""

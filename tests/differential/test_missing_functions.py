@@ -41,6 +41,26 @@ CLASSES = {
         "SELECT id, hired < 'Jan 15 2020'::date, at + 'P1DT2H'::interval, w::name FROM emp JOIN events USING (id) "
         "JOIN words USING (id) ORDER BY id"
     ),
+    "constant: OVERLAPS with interval and reversed ends, NULL ends and equal starts": (
+        "SELECT (timestamp '2024-01-01 10:00', interval '2 hours') OVERLAPS (timestamp '2024-01-01 11:00', "
+        "interval '2 hours'), (date '2024-01-01', date '2024-02-01') OVERLAPS (date '2024-01-15', date '2023-12-01'), "
+        "(date '2024-01-01', NULL::date) OVERLAPS (date '2024-01-01', date '2024-01-02'), (date '2024-01-01', "
+        "date '2024-01-01') OVERLAPS (date '2024-01-01', date '2024-01-01'), (NULL::date, date '2024-01-05') "
+        "OVERLAPS (date '2024-01-01', date '2024-01-09'), (date '2024-01-01', date '2024-01-02') OVERLAPS "
+        "(date '2024-01-02', date '2024-01-03')"
+    ),
+    "OVERLAPS over a table": (
+        "SELECT a.id, b.id, (a.at, a.at + interval '1 day') OVERLAPS (b.at, b.day) FROM events a, events b "
+        "WHERE a.id < 5 AND b.id < 5 ORDER BY 1, 2"
+    ),
+    "constant: justify_hours, justify_days, justify_interval": (
+        "SELECT justify_days(interval '35 days'), justify_hours(interval '27 hours'), "
+        "justify_interval(interval '1 month -1 hour'), justify_interval(interval '-1 month 50 days -3 hours'), "
+        "justify_hours(interval '-50 hours 3 days'), justify_days(interval '1 year -65 days 3 hours'), "
+        "justify_interval(interval '1 month -30 days -1 hour'), justify_days(interval '-35 days'), "
+        "justify_interval(NULL)"
+    ),
+    "justify_hours over a table": "SELECT id, justify_hours(at - timestamp '2024-01-01') FROM events ORDER BY id",
 }
 
 

@@ -56,6 +56,7 @@ _SPECIAL: dict[type[exp.Expression], str] = {
     exp.TimeToStr: "to_char",
     exp.ToChar: "to_char",
     exp.Extract: "extract",
+    exp.Overlaps: "overlaps",
 }
 # (the common spelling, {length of the function-name token: the spelling it stands for})
 _SPELLINGS: dict[type[exp.Expression], tuple[str, dict[int, str]]] = {

@@ -24,6 +24,7 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
   'pattern') (a written text start is a regular expression) → its first capture group, or the whole match;
 - regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
   column takes the alias, in a select list an unnest (Spark's regexp_split_to_array: functions/spark_arrays.py).
+`(s1, e1) OVERLAPS (s2, e2)` → PostgreSQL's overlaps_timestamp as a CASE (functions/overlaps.py).
 Typed literals PostgreSQL reads and the engines do not (free-form dates, ISO 8601 intervals, `::name`) are
 respelled first (functions/typed_literals.py).
 Calls these rules cannot express (another arity, a pattern that is not a literal, other flags) are left as
@@ -38,6 +39,8 @@ from typing import TypeVar, cast
 from sqlglot import exp
 
 from sparkwire.catalog.relations.pg_keywords import KEYWORDS
+from sparkwire.planner.translate.functions.justify import duckdb_justify, spark_justify
+from sparkwire.planner.translate.functions.overlaps import overlaps
 from sparkwire.planner.translate.functions.typed_literals import typed_literals
 
 Lowering = Callable[[list[exp.Expr]], exp.Expr | None]
@@ -323,6 +326,8 @@ def _lower(node: exp.Expr) -> exp.Expr:
         return _regex_substring(node) or node
     if isinstance(node, exp.Table):
         return _split_to_table(node) or node
+    if isinstance(node, exp.Overlaps):
+        return overlaps(node) or node
     if isinstance(node, exp.Dot) and isinstance(node.this, exp.Identifier) and node.this.name.lower() == "pg_catalog":
         call = node.expression  # pg_catalog.quote_ident(x): the call, lowered, replaces the qualified name
         lowered = _lower(call) if isinstance(call, exp.Anonymous) else call
@@ -344,10 +349,13 @@ def _duckdb_json_agg(node: exp.Expr) -> exp.Expr:
 
 
 def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
-    """`duckdb`: the tree is for DuckDB, which also takes json_agg as to_json(list(…)) (Spark: spark_arrays.py)."""
+    """`duckdb`: the tree is for DuckDB, which also takes json_agg as to_json(list(…)) (Spark: spark_arrays.py)
+    and justify_* through an engine function (functions/justify.py)."""
     out: exp.Expr = typed_literals(tree)  # date, interval and name literals as PostgreSQL reads them
+    out = duckdb_justify(out) if duckdb else spark_justify(out)  # justify_hours, _days, _interval (justify.py)
     if duckdb and any(isinstance(n, exp.JSONArrayAgg) for n in out.walk()):
         out = out.transform(_duckdb_json_agg, copy=False)
-    if any(isinstance(n, exp.WidthBucket | exp.RegexpSubstr | exp.Substring | exp.Anonymous) for n in out.walk()):
+    lowered = exp.WidthBucket | exp.RegexpSubstr | exp.Substring | exp.Anonymous | exp.Overlaps
+    if any(isinstance(n, lowered) for n in out.walk()):
         out = out.transform(_lower, copy=False)
     return cast(Tree, out)  # the root is never replaced: only calls and FROM items are
