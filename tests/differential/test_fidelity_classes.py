@@ -39,6 +39,17 @@ CLASSES = {
     ),
     "chr() of a surrogate is 54000 on Spark": "SELECT chr(id * 1000 + 55000) FROM words WHERE id = 1",
     "chr() past U+10FFFF is 54000 on Spark": "SELECT chr(id * 200000) FROM words",
+    "pg_typeof() is a regtype naming PostgreSQL's type, over user columns (Spark)": (
+        "SELECT pg_typeof(k), pg_typeof(e.tag), pg_typeof(k * 1.5), pg_typeof(avg(v)), pg_typeof(k > 1), "
+        "pg_typeof(ARRAY[k]), pg_typeof(sum(k)) FROM pairs e GROUP BY k, tag"
+    ),
+    "constant: pg_typeof() of literals, casts and functions": (
+        "SELECT pg_typeof(NULL), pg_typeof(ARRAY[1]), pg_typeof(interval '1 day'), pg_typeof(1::numeric(5,2)), "
+        "pg_typeof('a'::varchar(3)), pg_typeof(true), pg_typeof(now()), pg_typeof(2.5e3), pg_typeof(1 / 2)"
+    ),
+    "pg_typeof() of a builtin relation's columns": (
+        "SELECT pg_typeof(relname), pg_typeof(c.oid), pg_typeof(relkind) FROM pg_class c LIMIT 1"
+    ),
 }
 
 

@@ -74,6 +74,7 @@ _NAME_KEYWORDS = frozenset({"user", "current_role", "current_schema"})
 _FUNCTION_TYPES: dict[str, int] = {name: NAME for name in _NAME_FUNCTIONS} | {
     "to_regclass": REGCLASS,
     "to_regtype": REGTYPE,
+    "pg_typeof": REGTYPE,  # its argument's type name (translate/functions/pg_typeof.py)
     "current_schemas": NAME_ARRAY,
     "trim_scale": 1700,  # numeric, each value its own scale: the engine's value is its text (functions/lowering.py)
 }

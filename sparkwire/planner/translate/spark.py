@@ -37,6 +37,7 @@ from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_format import lower_format
+from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
 from sparkwire.planner.translate.functions.spark_numeric_casts import chosen_scales, numeric_casts
 from sparkwire.planner.translate.functions.spark_numeric_math import numeric_math
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
@@ -189,7 +190,7 @@ def to_spark_sql(
     client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py)."""
     names = postgres_column_names(expression)
     _check_supported(expression)
-    tree = lower_functions(lower_format(expression.copy()))  # functions neither engine has (translate/functions/)
+    tree = lower_functions(lower_format(lower_typeof(expression.copy(), schema)))  # (translate/functions/)
     for rule in EARLY_RULES:
         tree = rule(tree)
     tree = _annotated(tree, schema)
