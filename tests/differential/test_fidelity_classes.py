@@ -50,6 +50,17 @@ CLASSES = {
     "pg_typeof() of a builtin relation's columns": (
         "SELECT pg_typeof(relname), pg_typeof(c.oid), pg_typeof(relkind) FROM pg_class c LIMIT 1"
     ),
+    "constant: arithmetic of a real with another number is double precision": (
+        "SELECT 1 / 3::real, 2 * 1.5::real, 1.5::real * 1.5::real, 1::real + 1.5"
+    ),
+    "constant: EXTRACT(epoch …) is numeric (scale 0 of a date, 6 of the others; 365.25-day years)": (
+        "SELECT extract(epoch FROM date '2024-01-01'), extract(epoch FROM time '01:00:00.5'), "
+        "extract(epoch FROM interval '1 year 2 months 3 days 04:05:06.7'), extract(epoch FROM interval '-14 months'), "
+        "extract(epoch FROM timestamptz '2024-01-01 00:00:00+00')::text, date_part('epoch', timestamp '1970-01-02')"
+    ),
+    "constant: to_timestamp() is timestamp with time zone": (
+        "SELECT to_timestamp('2024-01-15 10:30', 'YYYY-MM-DD HH24:MI'), to_timestamp(1700000000.5)"
+    ),
 }
 
 

@@ -14,6 +14,7 @@ columns). The rules are pg_proc's `prorettype` for the overload PostgreSQL 15's 
 - length, char_length, octet_length, bit_length, strpos/position, ascii, regexp_count, regexp_instr,
   width_bucket, scale, min_scale: integer; trim_scale: numeric;
 - EXTRACT: numeric; date_part: double precision (the parser marks date_part calls, grammar/dialect.py);
+- to_timestamp (of a text and a format, or of epoch seconds): timestamp with time zone;
 - date_trunc: timestamp for a timestamp, timestamp with time zone for a timestamptz or a date (date → timestamptz
   is the preferred implicit cast), interval for an interval;
 - COALESCE / GREATEST / LEAST: the arguments' common type (select_common_type: unknown literals take the others'
@@ -172,6 +173,8 @@ SCALAR_CLASSES: dict[type[exp.Expr], ScalarRule] = {
     exp.Greatest: _common,
     exp.Least: _common,
     exp.Nullif: _first,
+    exp.StrToTime: _fixed(TIMESTAMPTZ),  # to_timestamp(text, format)
+    exp.UnixToTime: _fixed(TIMESTAMPTZ),  # to_timestamp(epoch seconds)
 }
 # Calls sqlglot leaves anonymous, by PostgreSQL's (lower-case) name.
 SCALAR_NAMES: dict[str, ScalarRule] = {

@@ -11,14 +11,17 @@ is known of the relations' column types (translate/numeric_types.py; empty on th
 Windows, FILTER and DISTINCT aggregates keep DuckDB's own (a macro cannot take them).
 Also `octet_length(x)` and `length(x)` → `sw_octet_length(x)` / `sw_length(x)`: int4, and bytes for bytea (DuckDB
 has no octet_length(VARCHAR) nor length(BLOB)); EXTRACT → numeric (`_extracts`; date_part, which sqlglot parses
-as EXTRACT too, is float8 in PostgreSQL and therefore differs).
+as EXTRACT too, is float8 in PostgreSQL and therefore differs); EXTRACT(epoch …) of a known type → numeric
+(`_epochs`: scale 0 for a date, 6 for the others).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
+from sparkwire.planner.grammar.dialect import DATE_PART
 from sparkwire.planner.translate import numeric_types as nt
+from sparkwire.planner.translate.functions.pg_typeof import type_name
 
 
 def _call(name: str, *args: exp.Expr) -> exp.Anonymous:
@@ -56,10 +59,39 @@ def _extracts(tree: exp.Expr) -> None:
             node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build("DECIMAL(38, 0)")))
 
 
+_MICROSECOND_EPOCHS = frozenset(
+    {"timestamp without time zone", "timestamp with time zone", "interval", "time without time zone"}
+)
+
+
+def _epochs(tree: exp.Expr, known: nt.Columns) -> None:
+    """EXTRACT(epoch FROM x) is numeric in PostgreSQL: of a date whole seconds (scale 0), of a timestamp,
+    timestamptz, interval (365.25-day years, 30-day months) or time seconds with their
+    microseconds (scale 6). DuckDB's is a double; left so where x's type is not known (and for date_part)."""
+    for node in list(tree.find_all(exp.Extract)):
+        field = node.this.name.upper() if isinstance(node.this, exp.Var | exp.Identifier) else ""
+        if field != "EPOCH" or node.meta.get(DATE_PART):
+            continue
+        source = type_name(node.expression, known)
+        micros: exp.Expr = _call("epoch_us", node.expression.copy())
+        if source == "interval":  # DuckDB counts a year as 12 30-day months, PostgreSQL as 365.25 days
+            years = _call("datepart", exp.Literal.string("year"), node.expression.copy())
+            micros = exp.Add(this=micros, expression=exp.Mul(this=years, expression=exp.Literal.number(453600000000)))
+        if source == "date":
+            seconds = exp.IntDiv(this=micros, expression=exp.Literal.number(1000000))
+            node.replace(exp.Cast(this=seconds, to=exp.DataType.build("DECIMAL(38, 0)")))
+        elif source in _MICROSECOND_EPOCHS:
+            whole = exp.Cast(this=micros, to=exp.DataType.build("DECIMAL(38, 0)"))
+            factor = exp.Cast(this=exp.Literal.number("0.000001"), to=exp.DataType.build("DECIMAL(7, 6)"))
+            product = exp.Paren(this=exp.Mul(this=whole, expression=factor))
+            node.replace(exp.Cast(this=product, to=exp.DataType.build("DECIMAL(38, 6)")))
+
+
 def pg_numerics(tree: exp.Expr, columns: nt.Columns, results_as_text: bool = False) -> exp.Expr:
     _lengths(tree)
-    _extracts(tree)
     known = nt.alias_columns(tree, columns)
+    _epochs(tree, known)
+    _extracts(tree)
     nt.integer_to_numeric(tree, known)
     for node in list(tree.find_all(exp.Sum, exp.Avg, exp.Div)):
         text = results_as_text and nt.leaves_as_text(node)
