@@ -60,7 +60,23 @@ CLASSES = {
         "justify_interval(interval '1 month -30 days -1 hour'), justify_days(interval '-35 days'), "
         "justify_interval(NULL)"
     ),
-    "justify_hours over a table": "SELECT id, justify_hours(at - timestamp '2024-01-01') FROM events ORDER BY id",
+    "justify_hours over a table": (
+        "SELECT id, justify_hours(at - timestamp '2024-01-01'), justify_hours(justify_hours(at - day)) FROM events "
+        "ORDER BY id"
+    ),
+    "constant: nested justify calls": (
+        "SELECT justify_days(justify_hours(interval '800 hours')), justify_interval(interval '1 day' + "
+        "justify_days(interval '40 days'))"
+    ),
+    "constant: encode, decode, convert_to, convert_from": (
+        "SELECT encode(convert_to('héllo', 'UTF8'), 'hex'), encode('abc'::bytea, 'base64'), decode('616263', 'hex'), "
+        "decode('YWJj', 'base64'), convert_from('\\x68c3a9'::bytea, 'UTF8'), convert_to('x', 'utf8')"
+    ),
+    "encode, decode, convert_to, convert_from over a table": (
+        "SELECT id, encode(convert_to(w, 'UTF8'), 'hex'), encode(w::bytea, 'base64'), "
+        "convert_from(decode(encode(convert_to(w, 'UTF8'), 'base64'), 'base64'), 'UTF8') = w FROM words "
+        "WHERE id < 10 ORDER BY id"
+    ),
 }
 
 

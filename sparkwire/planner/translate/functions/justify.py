@@ -12,6 +12,8 @@ days, which no Spark interval holds: they are left as written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
 from sparkwire.engine.pg_functions import JUSTIFY
@@ -47,13 +49,19 @@ def _justified(node: exp.Expr) -> exp.Expr:
     return exp.cast(call, "interval")
 
 
-def duckdb_justify(tree: exp.Expr) -> exp.Expr:
-    if any(type(n) in _KINDS for n in tree.walk()):
-        tree = tree.transform(_justified, copy=False)
+def _innermost_first(tree: exp.Expr, rewrite: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+    """Each call rewritten after the calls inside it (justify_days(justify_hours(x)))."""
+    for node in reversed([n for n in tree.walk() if type(n) in _KINDS]):
+        lowered = rewrite(node)
+        if node is tree:
+            return lowered
+        node.replace(lowered)
     return tree
+
+
+def duckdb_justify(tree: exp.Expr) -> exp.Expr:
+    return _innermost_first(tree, _justified)
 
 
 def spark_justify(tree: exp.Expr) -> exp.Expr:
-    if any(isinstance(n, exp.JustifyHours) for n in tree.walk()):
-        tree = tree.transform(lambda n: exp.Paren(this=n.this) if isinstance(n, exp.JustifyHours) else n, copy=False)
-    return tree
+    return _innermost_first(tree, lambda n: exp.Paren(this=n.this) if isinstance(n, exp.JustifyHours) else n)

@@ -24,6 +24,7 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
   'pattern') (a written text start is a regular expression) → its first capture group, or the whole match;
 - regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
   column takes the alias, in a select list an unnest (Spark's regexp_split_to_array: functions/spark_arrays.py).
+encode / decode (hex, base64), convert_to / convert_from (UTF8) → the engines' own (functions/binary_strings.py);
 `(s1, e1) OVERLAPS (s2, e2)` → PostgreSQL's overlaps_timestamp as a CASE (functions/overlaps.py).
 Typed literals PostgreSQL reads and the engines do not (free-form dates, ISO 8601 intervals, `::name`) are
 respelled first (functions/typed_literals.py).
@@ -39,6 +40,7 @@ from typing import TypeVar, cast
 from sqlglot import exp
 
 from sparkwire.catalog.relations.pg_keywords import KEYWORDS
+from sparkwire.planner.translate.functions.binary_strings import binary_strings
 from sparkwire.planner.translate.functions.justify import duckdb_justify, spark_justify
 from sparkwire.planner.translate.functions.overlaps import overlaps
 from sparkwire.planner.translate.functions.typed_literals import typed_literals
@@ -352,6 +354,7 @@ def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
     """`duckdb`: the tree is for DuckDB, which also takes json_agg as to_json(list(…)) (Spark: spark_arrays.py)
     and justify_* through an engine function (functions/justify.py)."""
     out: exp.Expr = typed_literals(tree)  # date, interval and name literals as PostgreSQL reads them
+    out = binary_strings(out)  # encode / decode / convert_to / convert_from (functions/binary_strings.py)
     out = duckdb_justify(out) if duckdb else spark_justify(out)  # justify_hours, _days, _interval (justify.py)
     if duckdb and any(isinstance(n, exp.JSONArrayAgg) for n in out.walk()):
         out = out.transform(_duckdb_json_agg, copy=False)
