@@ -61,6 +61,11 @@ CLASSES = {
     "constant: to_timestamp() is timestamp with time zone": (
         "SELECT to_timestamp('2024-01-15 10:30', 'YYYY-MM-DD HH24:MI'), to_timestamp(1700000000.5)"
     ),
+    "char(n) in || loses its trailing spaces, in concat() keeps them (Spark)": (
+        "SELECT id, w::char(8) || '|', concat(w::char(8), '|'), '|' || lang::char(3) FROM words ORDER BY id"
+    ),
+    "constant: char(n) in || loses its trailing spaces": "SELECT 'ab '::char(5) || 'x', concat('ab'::char(4), '|')",
+    "constant: NaN or infinity as numeric cast to an integer is 0A000": "SELECT 'nan'::numeric::bigint",
 }
 
 

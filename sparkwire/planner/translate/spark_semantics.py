@@ -8,7 +8,7 @@ raise a `PgError` for a statement PostgreSQL refuses at parse analysis (spark_ty
 from __future__ import annotations
 
 from sparkwire.planner.translate.functions.spark_arrays import ARRAY_RULES, JSON_RULES
-from sparkwire.planner.translate.functions.spark_chars import CHAR_RULES
+from sparkwire.planner.translate.functions.spark_chars import CHAR_RULES, character_concatenation
 from sparkwire.planner.translate.spark_aggregates import AGGREGATE_RULES
 from sparkwire.planner.translate.spark_datetime import DATETIME_RULES
 from sparkwire.planner.translate.spark_limits import LIMIT_RULES
@@ -19,6 +19,7 @@ from sparkwire.planner.translate.spark_typecheck import type_errors
 from sparkwire.planner.translate.spark_windows import WINDOW_RULES
 
 PRE_RULES: tuple[Rule, ...] = (
-    type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, char_casts, *JSON_RULES, *WINDOW_RULES,
+    type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, character_concatenation, char_casts, *JSON_RULES,
+    *WINDOW_RULES,
 )  # fmt: skip
 POST_RULES: tuple[Rule, ...] = (*MATH_RULES, *TEXT_RULES, *CHAR_RULES, *SUBQUERY_RULES, *ARRAY_RULES)

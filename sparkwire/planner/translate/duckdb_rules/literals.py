@@ -4,7 +4,8 @@ Contract: `literal_inputs(tree)` reads every cast of a string literal to an inte
 with PostgreSQL 15's input function, at plan time as PostgreSQL does (it converts a typed literal while it parses
 the statement): an integer is optional spaces, a sign and decimal digits (`'42.5'`, `'0x10'`: 22P02; out of the
 type's range: 22003); a float out of range is 22003; a boolean is a prefix of true/false/yes/no/on/off or 1/0,
-any case, spaces around (else 22P02) and becomes that boolean. DuckDB rounds `'42.5'::int`, reads hex, answers
+any case, spaces around (else 22P02) and becomes that boolean; `'NaN'::numeric` (or infinity) cast to an integer type
+is 0A000 `cannot convert NaN to integer`. DuckDB rounds `'42.5'::int`, reads hex, answers
 `'1e400'::float8` with Infinity and knows no `'on'`/`'off'`. `exponent_literals(tree)`: a number written with an
 exponent (`1e3`, `1.5e-3`) is numeric in PostgreSQL, DuckDB reads a double: it becomes the same number written
 out (`1000.`, `0.0015`) where it takes at most 18 digits, as PostgreSQL's numeric would print it.
@@ -89,8 +90,26 @@ def exponent_literals(tree: exp.Expr) -> exp.Expr:
     return tree.transform(rewrite, copy=False)
 
 
+_SPECIAL_NUMERIC = {"nan": "NaN", "infinity": "infinity", "inf": "infinity"}
+
+
+def _special_numeric_to_integer(node: exp.Cast) -> None:
+    """`'NaN'::numeric::int` (and infinity): PostgreSQL's numeric_int4 & co. raise 0A000 (DuckDB: 22P02 at input)."""
+    inner = node.this
+    while isinstance(inner, exp.Paren):
+        inner = inner.this
+    if not (isinstance(inner, exp.Cast) and inner.to.this == exp.DType.DECIMAL and not inner.to.expressions):
+        return
+    if isinstance(inner.this, exp.Literal) and inner.this.is_string:
+        special = _SPECIAL_NUMERIC.get(inner.this.this.strip().lower().lstrip("+-"))
+        if special is not None:
+            raise e.FeatureNotSupported(f"cannot convert {special} to {_INTEGERS[node.to.this][0]}")
+
+
 def literal_inputs(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Cast) and node.to.this in _INTEGERS:
+            _special_numeric_to_integer(node)
         if not (isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string):
             return node
         text, kind = node.this.this, node.to.this

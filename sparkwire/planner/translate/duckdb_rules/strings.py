@@ -7,7 +7,8 @@ split_part with field 0 22023 `field position must not be zero` (DuckDB answers 
 not permitted` (DuckDB answers a NUL). `text_concatenation(tree)`: `||` of two operands that are numbers by their
 spelling (number literals, casts to number types) is 42883 `operator does not exist` at plan time, as PostgreSQL
 finds no `||` for them (DuckDB concatenates their text); a boolean argument of concat() (a literal, a comparison,
-a cast to boolean) is its output text t / f, as PostgreSQL's concat() and format() print it.
+a cast to boolean) is its output text t / f, as PostgreSQL's concat() and format() print it; a char(n) operand
+of `||` loses its trailing spaces (functions/spark_chars.character_concatenation).
 `similar_to(tree)`: a SIMILAR TO pattern written as a literal is PostgreSQL's SQL regular expression (`%` any
 text, `_` any character, the escape character, default `\\`, quoting the next one) made the
 regular expression DuckDB's SIMILAR TO matches whole (DuckDB reads the pattern as a regular expression as is: `%`
@@ -21,6 +22,7 @@ import re
 from sqlglot import exp
 
 from sparkwire import errors as e
+from sparkwire.planner.translate.functions.spark_chars import character_concatenation
 from sparkwire.planner.translate.spark_math import raise_error
 
 
@@ -85,7 +87,7 @@ def text_concatenation(tree: exp.Expr) -> exp.Expr:
             raise e.UndefinedFunction(f"operator does not exist: {left} || {right}")
     for concat in tree.find_all(exp.Concat):
         concat.set("expressions", [_letter(a) if _boolean(a) else a for a in concat.expressions])
-    return tree
+    return character_concatenation(tree)
 
 
 def similar_regex(pattern: str, escape: str = "\\") -> str:

@@ -1,4 +1,4 @@
-"""chr(n) on Spark as PostgreSQL's (UTF-8 database): the character of code point n, any n up to U+10FFFF.
+"""chr(n) on Spark as PostgreSQL's (UTF-8 database), and char(n) values in a concatenation on both engines.
 
 Contract: `CHAR_RULES` are rules `rule(tree) -> tree` over a PostgreSQL-parsed sqlglot tree, applied by the Spark
 translator after `spark_rules.RULES` (translate/spark_semantics.py POST_RULES). `unicode_chr` makes chr(n) the
@@ -6,6 +6,11 @@ UTF-8 encoding of n decoded as text, with PostgreSQL's errors: 22023 `character 
 54000 `null character not permitted` for 0, `requested character too large for encoding: n` above U+10FFFF and
 `requested character not valid for encoding: n` for a surrogate (U+D800–U+DFFF). Spark's chr takes n modulo 256
 (chr(26086) was 'æ', PostgreSQL's '旦'). DuckDB's chr is already Unicode (its errors: duckdb_rules/strings.py).
+
+`character_concatenation(tree)` (Spark: PRE_RULES, before spark_text.char_casts pads; DuckDB:
+duckdb_rules/strings.text_concatenation): an operand of `||` cast to char(n) / bpchar is that value without its
+trailing spaces, as PostgreSQL converts character to text for textcat (`'ab'::char(4) || '|'` is 'ab|'); concat()
+and format() print the padded value, as PostgreSQL's output function does, and are left alone.
 """
 
 from __future__ import annotations
@@ -71,6 +76,24 @@ def unicode_chr(tree: exp.Expr) -> exp.Expr:
         return node
 
     return tree.transform(rewrite, copy=False)
+
+
+_CHARACTER = (exp.DType.CHAR, exp.DType.BPCHAR, exp.DType.NCHAR)
+
+
+def _character_value(node: exp.Expr) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Cast) and node.to.this in _CHARACTER
+
+
+def character_concatenation(tree: exp.Expr) -> exp.Expr:
+    for node in list(tree.find_all(exp.DPipe)):
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if isinstance(operand, exp.Expr) and _character_value(operand):
+                node.set(key, exp.Trim(this=operand.copy(), position="TRAILING"))
+    return tree
 
 
 CHAR_RULES: tuple[Rule, ...] = (unicode_chr,)
