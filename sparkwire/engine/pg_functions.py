@@ -25,6 +25,8 @@ Contract:
   (DuckDB: DOUBLE); other argument types get DuckDB's own sum/avg. `sw_quotient(a, b)` / `sw_quotient_text(a, b)`
   and `sw_numeric_avg_text(x)` are the numeric forms the translator picks when it knows an argument is numeric
   (translate/numeric_types.py): DuckDB's typed macros cannot tell DECIMAL from DOUBLE.
+  `sw_series(start, stop, step)` is generate_series' array, of integers for integer bounds (DuckDB: bigint), as
+  PostgreSQL's generate_series(int, int[, int]) is integer.
   `sw_octet_length(x)` is the byte length of text or bytea, `sw_length(x)` characters of text, bytes of bytea
   (both int4).
 """
@@ -47,6 +49,7 @@ NUMERIC_MATH = "sw_numeric_math"
 FLOAT8_TEXT = "sw_float8_text"
 FLOAT4_TEXT = "sw_float4_text"
 JUSTIFY = "sw_justify"
+SERIES = "sw_series"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -76,6 +79,8 @@ MACROS: tuple[str, ...] = (
     f"CREATE OR REPLACE MACRO main.sw_quotient_text(a, b) AS {NUMERIC_DIV}(CAST(a AS VARCHAR), CAST(b AS VARCHAR))",
     f"CREATE OR REPLACE MACRO main.sw_quotient(a, b) AS "
     f"CAST({NUMERIC_DIV}(CAST(a AS VARCHAR), CAST(b AS VARCHAR)) AS {NESTED_NUMERIC})",
+    f"CREATE OR REPLACE MACRO main.{SERIES}(a INTEGER, b INTEGER, s INTEGER) AS "
+    "CAST(generate_series(a, b, s) AS INTEGER[]), (a, b, s) AS generate_series(a, b, s)",
     # one typed overload each: two (VARCHAR, BLOB) are ambiguous to DuckDB for an argument it types late (a view's
     # `length(max(name))`); text takes the untyped one
     "CREATE OR REPLACE MACRO main.sw_octet_length(x BLOB) AS CAST(octet_length(x) AS INTEGER), "

@@ -77,6 +77,24 @@ CLASSES = {
         "convert_from(decode(encode(convert_to(w, 'UTF8'), 'base64'), 'base64'), 'UTF8') = w FROM words "
         "WHERE id < 10 ORDER BY id"
     ),
+    "ROLLUP, CUBE and GROUPING SETS of expressions": (
+        "SELECT dept, active, age > 30 AS old, count(*) FROM emp GROUP BY ROLLUP (dept, active, age > 30) "
+        "ORDER BY 1, 2, 3, 4"
+    ),
+    "CUBE of comparisons": "SELECT age > 30, count(*) FROM emp GROUP BY CUBE (age > 30, dept IS NULL) ORDER BY 1, 2",
+    "constant: GROUPING SETS of a comparison": (
+        "SELECT x > 1, count(*) FROM (VALUES (1), (2)) v(x) GROUP BY GROUPING SETS ((x > 1), ()) ORDER BY 1, 2"
+    ),
+    "generate_series in LATERAL over an outer column, named by its alias": (
+        "SELECT e.id, g, h.x FROM emp e, LATERAL generate_series(1, e.id % 3) g, generate_series(g, 2) h(x) "
+        "ORDER BY 1, 2, 3"
+    ),
+    "generate_series in CROSS JOIN LATERAL, bigint bounds": (
+        "SELECT e.id, g FROM emp e CROSS JOIN LATERAL generate_series(e.badge, e.badge + 1) AS g ORDER BY 1, 2"
+    ),
+    "constant: generate_series over a VALUES column": (
+        "SELECT x, g FROM (VALUES (1), (3)) v(x), generate_series(x, 4, 2) g ORDER BY 1, 2"
+    ),
 }
 
 

@@ -10,7 +10,8 @@ keeps only `'1' DAY` when one "number unit" pair is found in a longer string), s
 read (`'1 days 7384 seconds'`: the same days and microseconds, which is what PostgreSQL keeps and prints), and a
 unit PostgreSQL abbreviates (`INTERVAL '1 mon'`, `'3 hrs'`) by its full name. `concat()` with no argument is
 42883, as in PostgreSQL (sqlglot cannot build it: 42601). The prefix operator `@ x` is abs(x) (sqlglot read a
-parameter: `@ -5` was 42601).
+parameter: `@ -5` was 42601). CUBE, ROLLUP and GROUPING SETS take any expression (`ROLLUP (a, b > 30)`; sqlglot
+stopped at a comparison).
 Keywords stand as column labels where PostgreSQL lets them (labels.py). An EXTRACT written `date_part(…)` carries
 `meta[DATE_PART]` (the two differ only in their result type).
 """
@@ -89,6 +90,15 @@ class PG(Postgres):
             if operand is None:
                 self.raise_error("Expected an expression after @")
             return exp.Abs(this=operand)
+
+        def _parse_cube_or_rollup(self, with_prefix: bool = False) -> exp.Cube | exp.Rollup | None:
+            if with_prefix or not self._match_set((TokenType.CUBE, TokenType.ROLLUP)):
+                return super()._parse_cube_or_rollup(with_prefix)
+            kind: type[exp.Cube | exp.Rollup] = exp.Cube if self._prev.token_type == TokenType.CUBE else exp.Rollup
+            return self.expression(kind(expressions=self._parse_wrapped_csv(self._parse_disjunction)))
+
+        def _parse_grouping_set(self) -> exp.Expr | None:  # any expression, as in ROLLUP (a > 30)
+            return self._parse_grouping_sets() or self._parse_cube_or_rollup() or self._parse_disjunction()
 
         def _parse_date_part(self) -> exp.Expr:
             parsed = super()._parse_date_part()

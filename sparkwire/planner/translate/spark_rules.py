@@ -458,8 +458,8 @@ def generate_series(tree: exp.Expr) -> exp.Expr:
             )
             select = exp.select(exp.alias_(exp.Explode(this=_series_array(node.this)), column, quoted=True))
             return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(table_name, quoted=True)))
-        if isinstance(node, (exp.ExplodingGenerateSeries, exp.GenerateSeries)):
-            return exp.Explode(this=_series_array(node))
+        if isinstance(node, (exp.ExplodingGenerateSeries, exp.GenerateSeries)):  # an unnest's array: not exploded
+            return _series_array(node) if isinstance(node.parent, exp.Unnest) else exp.Explode(this=_series_array(node))
         return node
 
     return tree.transform(rewrite, copy=False)

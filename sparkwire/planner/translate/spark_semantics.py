@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sparkwire.planner.translate.functions.spark_arrays import ARRAY_RULES, JSON_RULES
 from sparkwire.planner.translate.functions.spark_chars import CHAR_RULES, character_concatenation
+from sparkwire.planner.translate.functions.spark_windows import WINDOW_RULES
 from sparkwire.planner.translate.spark_aggregates import AGGREGATE_RULES
 from sparkwire.planner.translate.spark_datetime import DATETIME_RULES
 from sparkwire.planner.translate.spark_limits import LIMIT_RULES
@@ -16,7 +17,6 @@ from sparkwire.planner.translate.spark_math import MATH_RULES, Rule
 from sparkwire.planner.translate.spark_subqueries import SUBQUERY_RULES
 from sparkwire.planner.translate.spark_text import TEXT_RULES, char_casts
 from sparkwire.planner.translate.spark_typecheck import type_errors
-from sparkwire.planner.translate.spark_windows import WINDOW_RULES
 
 PRE_RULES: tuple[Rule, ...] = (
     type_errors, *AGGREGATE_RULES, *DATETIME_RULES, *LIMIT_RULES, character_concatenation, char_casts, *JSON_RULES,

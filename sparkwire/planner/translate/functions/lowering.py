@@ -24,6 +24,7 @@ sqlglot nodes with PostgreSQL's meaning that both generators print (LogicalAnd, 
   'pattern') (a written text start is a regular expression) → its first capture group, or the whole match;
 - regexp_split_to_table(s, pattern) → unnest(regexp_split_to_array(s, pattern)): in FROM a lateral unnest whose
   column takes the alias, in a select list an unnest (Spark's regexp_split_to_array: functions/spark_arrays.py).
+generate_series in a join's FROM item → a lateral unnest named by its alias (functions/series_in_from.py);
 encode / decode (hex, base64), convert_to / convert_from (UTF8) → the engines' own (functions/binary_strings.py);
 `(s1, e1) OVERLAPS (s2, e2)` → PostgreSQL's overlaps_timestamp as a CASE (functions/overlaps.py).
 Typed literals PostgreSQL reads and the engines do not (free-form dates, ISO 8601 intervals, `::name`) are
@@ -43,6 +44,7 @@ from sparkwire.catalog.relations.pg_keywords import KEYWORDS
 from sparkwire.planner.translate.functions.binary_strings import binary_strings
 from sparkwire.planner.translate.functions.justify import duckdb_justify, spark_justify
 from sparkwire.planner.translate.functions.overlaps import overlaps
+from sparkwire.planner.translate.functions.series_in_from import series_in_from
 from sparkwire.planner.translate.functions.typed_literals import typed_literals
 
 Lowering = Callable[[list[exp.Expr]], exp.Expr | None]
@@ -355,6 +357,7 @@ def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
     and justify_* through an engine function (functions/justify.py)."""
     out: exp.Expr = typed_literals(tree)  # date, interval and name literals as PostgreSQL reads them
     out = binary_strings(out)  # encode / decode / convert_to / convert_from (functions/binary_strings.py)
+    out = series_in_from(out, duckdb)  # generate_series as a lateral join item (functions/series_in_from.py)
     out = duckdb_justify(out) if duckdb else spark_justify(out)  # justify_hours, _days, _interval (justify.py)
     if duckdb and any(isinstance(n, exp.JSONArrayAgg) for n in out.walk()):
         out = out.transform(_duckdb_json_agg, copy=False)

@@ -1,0 +1,47 @@
+"""generate_series in a join's FROM item over an earlier item's columns, for both translators (from lowering.py).
+
+Contract: `series_in_from(tree, duckdb)` lowers in place each join's FROM item that is `FROM t, [LATERAL]
+generate_series(a, b[, step]) [AS] g[(c)]` and `CROSS JOIN LATERAL generate_series(…) g` (a function in FROM is
+lateral in PostgreSQL, LATERAL written or not) → a lateral unnest of the series as an array, whose one column is
+named by the column alias, else by the table alias, else generate_series (PostgreSQL names a scalar function's
+column so). sqlglot printed DuckDB's table function (column "g" does not exist, 42703: DuckDB names it
+generate_series), Spark's EXPLODE(…, _u(g)) (an outer column inside a table function: 42703). The array is DuckDB's
+`sw_series(start, stop, step)` (engine/pg_functions.py: integer elements for integer bounds, as PostgreSQL's
+generate_series(int, int) gives; DuckDB's are bigint) or Spark's sequence (translate/spark_rules.py
+generate_series, empty where PostgreSQL's range is). A series as the first FROM item is not lateral and is left to
+the engines, which read it.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from sparkwire.engine.pg_functions import SERIES
+
+
+def _lowered(node: exp.Expr, duckdb: bool) -> exp.Expr | None:
+    call = node.this
+    if not isinstance(call, exp.ExplodingGenerateSeries) or node.args.get("ordinality"):
+        return None
+    alias = node.args.get("alias")
+    name = alias.name if isinstance(alias, exp.TableAlias) and alias.name else "generate_series"
+    columns = list(alias.columns) if isinstance(alias, exp.TableAlias) and alias.columns else [exp.to_identifier(name)]
+    bounds = {k: v.copy() for k, v in call.args.items() if isinstance(v, exp.Expr)}
+    step = bounds.get("step") or exp.Literal.number(1)
+    series = (
+        exp.Anonymous(this=SERIES, expressions=[bounds["start"], bounds["end"], step])
+        if duckdb
+        else exp.GenerateSeries(**bounds)
+    )
+    return exp.Lateral(
+        this=exp.Unnest(expressions=[series]),
+        alias=exp.TableAlias(this=exp.to_identifier(name), columns=columns),
+    )
+
+
+def series_in_from(tree: exp.Expr, duckdb: bool) -> exp.Expr:
+    for join in list(tree.find_all(exp.Join)):
+        lowered = _lowered(join.this, duckdb)
+        if lowered is not None:
+            join.set("this", lowered)
+    return tree
