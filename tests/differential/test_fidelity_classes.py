@@ -66,6 +66,13 @@ CLASSES = {
     ),
     "constant: char(n) in || loses its trailing spaces": "SELECT 'ab '::char(5) || 'x', concat('ab'::char(4), '|')",
     "constant: NaN or infinity as numeric cast to an integer is 0A000": "SELECT 'nan'::numeric::bigint",
+    "constant: sign() is double precision, or numeric of a numeric": (
+        "SELECT sign(-2.50), sign(0.0), sign(-1.5::real), sign(3::bigint), sign(2.5) * 2.5, sign(-7)::text"
+    ),
+    "lag/lead with a default of another scale or type: each value its own scale, the common type (Spark)": (
+        "SELECT id, lag(salary, 1, 0) OVER (ORDER BY id), lag(age, 1, 0) OVER (ORDER BY id), "
+        "lead(name, 1, 'x') OVER (ORDER BY id), lead(age, 2, 1.5) OVER (ORDER BY id) FROM emp ORDER BY id"
+    ),
 }
 
 

@@ -14,8 +14,9 @@ The rules, from PostgreSQL 15's catalog (pg_proc.prorettype by argument type, pg
   date - date is integer, date ± integer date;
 - aggregates and window functions by their argument's type (`AGGREGATES`, `WINDOW_FUNCTIONS`): count, the
   ranking functions bigint, ntile integer, percentile_cont double precision, percentile_disc and mode the
-  ordered value's type, sum of smallint/integer bigint and of bigint numeric, avg and
-  stddev/variance of integers and numerics numeric (of floats double precision), min/max the argument's type, …;
+  ordered value's type, lag/lead the common type of the value and its default, sum of smallint/integer bigint
+  and of bigint numeric, avg and stddev/variance of integers and numerics numeric (of floats double precision),
+  min/max the argument's type, …;
 - `FUNCTIONS`: scalar functions by PostgreSQL name (lower case) → rule over the argument types; helper modules add
   theirs here (`register`), one rule per function, never per query.
 A rule is `Callable[[list[str | None]], str | None]` over the argument types (None: unknown).
@@ -32,7 +33,7 @@ from collections.abc import Callable, Mapping
 
 from sqlglot import exp
 
-from sparkwire.planner.bind.pg_function_types import function_type
+from sparkwire.planner.bind.pg_function_types import common_type, function_type
 
 Columns = Mapping[str, Mapping[str, str]]
 Rule = Callable[[list[str | None]], str | None]
@@ -213,6 +214,9 @@ def result_type(node: exp.Expr, columns: Columns) -> str | None:
         return _ordered_set(node, columns)
     if isinstance(node, exp.Count):
         return BIGINT
+    if isinstance(node, exp.Lag | exp.Lead) and isinstance(node.args.get("default"), exp.Expr):
+        # lag/lead(anycompatible, integer, anycompatible): the value's and the default's common type
+        return common_type([result_type(node.this, columns), result_type(node.args["default"], columns)])
     rule = _RULES.get(type(node))
     name = node.name.lower() if isinstance(node, exp.Anonymous) else None
     if rule is None and name is not None:

@@ -172,6 +172,13 @@ def leaves_as_text(node: exp.Expr) -> bool:
     return isinstance(select, exp.Select) and not (select.args.get("distinct") and _order_keys(select, projection))
 
 
+def ordered_by(node: exp.Expr) -> bool:
+    """An ORDER BY item names the projection at `node` (by output name or position)."""
+    projection = node.parent if isinstance(node.parent, exp.Alias) else node
+    select = projection.parent
+    return isinstance(select, exp.Select) and bool(_order_keys(select, projection))
+
+
 def order_by_value(node: exp.Expr, value: exp.Expr) -> None:
     """ORDER BY items naming the projection at `node` (output name, position) sort by `value` instead of its text."""
     projection = node.parent if isinstance(node.parent, exp.Alias) else node

@@ -7,14 +7,15 @@ type or timestamp with time zone: DuckDB answers BIGINT for gcd/lcm/position/str
 date_trunc of a date. Those casts keep the value (PostgreSQL computes these in that type; an integer out of its
 range is 22003 in both). Other types are left to DuckDB (a cast to a float or a numeric would change
 the digits), except that arithmetic PostgreSQL computes in double precision over a real operand gets that operand
-as DOUBLE (as on Spark, translate/spark_pg_types.py).
+as DOUBLE (as on Spark, translate/spark_pg_types.py), and sign(x) is DOUBLE or DECIMAL(38, 0) as PostgreSQL types
+it.
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.planner.bind.pg_result_types import BIGINT, DOUBLE, INTEGER, REAL, SMALLINT, result_type
+from sparkwire.planner.bind.pg_result_types import BIGINT, DOUBLE, INTEGER, NUMERIC, REAL, SMALLINT, result_type
 
 _CASTS = {SMALLINT: "SMALLINT", INTEGER: "INTEGER", BIGINT: "BIGINT", "timestamp with time zone": "TIMESTAMPTZ"}
 
@@ -35,10 +36,23 @@ def _widen_reals(tree: exp.Expr) -> None:
                 node.set(key, exp.Cast(this=operand.copy(), to=exp.DataType.build("DOUBLE")))
 
 
+_SIGNS = {DOUBLE: "DOUBLE", NUMERIC: "DECIMAL(38, 0)"}
+
+
+def _signs(tree: exp.Expr) -> None:
+    """sign(x) is double precision of an integer or a float, numeric of a numeric (-1, 0 or 1 at scale 0);
+    DuckDB answers an integer type."""
+    for node in list(tree.find_all(exp.Sign)):
+        target = _SIGNS.get(result_type(node, {}) or "")
+        if target is not None and not isinstance(node.parent, exp.Cast):
+            node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build(target, dialect="duckdb")))
+
+
 def constant_result_types(tree: exp.Expr) -> exp.Expr:
     if not isinstance(tree, exp.Select) or tree.find(exp.Table, exp.Values) is not None:
         return tree
     _widen_reals(tree)
+    _signs(tree)
     projections = []
     for projection in tree.expressions:
         node = projection.unalias()

@@ -14,6 +14,8 @@ which pads every value to 10 decimals (PostgreSQL: `salary::numeric` keeps salar
 integer or a numeric(p, s) column, a written number) return the chosen argument with its own scale in
 PostgreSQL (`coalesce(n2, -1)` prints -1, not -1.00); where such a call is a result projection it is the chosen
 argument's text (the first non-NULL one, or the first equal to Spark's greatest / least), as a numeric's text.
+So is lag / lead(x, n, default) with a default of another scale (`lag(salary, 2, 0)` prints 0 where there is no
+row, not 0.00).
 """
 
 from __future__ import annotations
@@ -115,9 +117,33 @@ def _chosen_text(node: exp.Expr, args: list[exp.Expr], texts: list[exp.Expr]) ->
     return exp.Case(ifs=[exp.If(this=c, true=t) for c, t in zip(conditions, texts, strict=True)])
 
 
+def _shifted_text(window: exp.Window) -> exp.Expr | None:
+    """lag/lead(x, n, default) OVER w as PostgreSQL prints it where x and the default have different scales: x's
+    text where the n-th row exists (NULL for a NULL x), the default's own text where it does not."""
+    call = window.this
+    if not isinstance(call, exp.Lag | exp.Lead) or call.args.get("default") is None:
+        return None
+    value, default = call.this, call.args["default"]
+    found = [_scale_and_text(value), _scale_and_text(default)]
+    if found[0] is None or found[1] is None or found[0][0] == found[1][0]:
+        return None
+    offset = call.args.get("offset") or exp.Literal.number(1)
+    shifted, exists = window.copy(), window.copy()
+    shifted.set("this", type(call)(this=value.copy(), offset=offset.copy()))
+    exists.set("this", type(call)(this=exp.true(), offset=offset.copy(), default=exp.false()))
+    text = exp.cast(shifted, "text")
+    return exp.Case(ifs=[exp.If(this=exists, true=text)], default=found[1][1])
+
+
 def chosen_scales(tree: exp.Expr, results_as_text: bool) -> exp.Expr:
     if not results_as_text:
         return tree
+    for window in list(tree.find_all(exp.Window)):
+        if not nt.leaves_as_text(window) or nt.ordered_by(window):  # Spark sorts by no window expression
+            continue
+        chosen = _shifted_text(window)  # integers and numerics of two scales: numeric (Spark may type it smallint)
+        if chosen is not None:
+            window.replace(nt.named_as_postgres(window, chosen))
     for node in list(tree.find_all(*_CHOICES)):
         if not nt.leaves_as_text(node) or node.type is None or node.type.this != _T.DECIMAL:
             continue
