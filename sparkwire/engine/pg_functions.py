@@ -19,6 +19,8 @@ Contract:
 - `JUSTIFY = "sw_justify"` (DuckDB): `sw_justify(kind, months, days, micros)` is PostgreSQL's justify_hours /
   justify_days / justify_interval (`kind`: hours, days, interval) of the interval with those parts
   (pgtypes/interval.justify), as text DuckDB reads as that interval (`1 months 5 days 0 microseconds`).
+  `INTERVAL_TEXT = "sw_interval_text"` (DuckDB): `sw_interval_text(months, days, micros)` is that interval's text as
+  PostgreSQL prints it (pgtypes/text_datetime.spell_interval), what `x::text` of an interval is.
 - DuckDB macros (`install_duckdb`), chosen by the argument's type where PostgreSQL's result type depends on it:
   `sw_sum(x)` is bigint for smallint / integer arguments and numeric for bigint (DuckDB: HUGEINT for all);
   `sw_avg(x)` of integers is numeric (DECIMAL(38, 16)) and `sw_avg_text(x)` the exact text PostgreSQL prints
@@ -40,6 +42,7 @@ from typing import Any
 from sparkwire.pgtypes.interval import Interval, justify
 from sparkwire.pgtypes.numeric_math import numeric_math_text
 from sparkwire.pgtypes.numeric_ops import numeric_div_text, numeric_spread_text
+from sparkwire.pgtypes.text_datetime import spell_interval
 from sparkwire.pgtypes.text_numbers import spell_float
 
 NUMERIC_DIV = "sw_numeric_div"
@@ -50,6 +53,7 @@ FLOAT8_TEXT = "sw_float8_text"
 FLOAT4_TEXT = "sw_float4_text"
 JUSTIFY = "sw_justify"
 SERIES = "sw_series"
+INTERVAL_TEXT = "sw_interval_text"
 NESTED_NUMERIC = "DECIMAL(38, 16)"  # a numeric quotient computed with further (PostgreSQL keeps 16+ digits)
 
 _INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT")
@@ -113,6 +117,7 @@ def install_duckdb(db: Any) -> None:
     db.create_function(NUMERIC_DIV, _numeric_div, ["VARCHAR", "VARCHAR"], "VARCHAR", side_effects=False)
     db.create_function(FLOAT8_TEXT, _float8_text, ["DOUBLE"], "VARCHAR", side_effects=False)
     db.create_function(FLOAT4_TEXT, _float4_text, ["FLOAT"], "VARCHAR", side_effects=False)
+    db.create_function(INTERVAL_TEXT, spell_interval, ["BIGINT", "BIGINT", "BIGINT"], "VARCHAR", side_effects=False)
     db.create_function(JUSTIFY, _justify, ["VARCHAR", "BIGINT", "BIGINT", "BIGINT"], "VARCHAR", side_effects=False)
     for macro in MACROS:
         db.execute(macro)

@@ -95,6 +95,11 @@ CLASSES = {
     "constant: generate_series over a VALUES column": (
         "SELECT x, g FROM (VALUES (1), (3)) v(x), generate_series(x, 4, 2) g ORDER BY 1, 2"
     ),
+    "constant: an interval's text": (
+        "SELECT interval '1 day'::text, interval '-1 day 2 hours'::text, interval '1 mon'::text, interval '0'::text, "
+        "justify_days(interval '40 days')::text, '1 year 2 months 3 days 04:05:06.5'::interval::text, "
+        "CAST(interval '-3 hours' AS varchar), (NULL::interval)::text"
+    ),
 }
 
 
