@@ -73,6 +73,11 @@ CLASSES = {
         "SELECT id, lag(salary, 1, 0) OVER (ORDER BY id), lag(age, 1, 0) OVER (ORDER BY id), "
         "lead(name, 1, 'x') OVER (ORDER BY id), lead(age, 2, 1.5) OVER (ORDER BY id) FROM emp ORDER BY id"
     ),
+    "div() truncates toward zero, a numeric at scale 0 (Spark's bigint DIV wrapped past 2^63)": (
+        "SELECT id, div(n2, 2), div(i, 2), div(n4, n2), div(f::numeric, 3), div(-n4, 0.3) FROM nums "
+        "WHERE id <> 4 AND n2 <> 0 ORDER BY id"
+    ),
+    "constant: div() of numerics": "SELECT div(7.5, 2), div(-7.5, 2), div(7, 2.5), div(1e20, 3), div(-7, 2)",
 }
 
 

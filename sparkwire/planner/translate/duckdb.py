@@ -34,6 +34,7 @@ from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.duckdb_rules import pg_semantics
 from sparkwire.planner.translate.duckdb_rules.literals import numeric_input_text
 from sparkwire.planner.translate.functions.lowering import lower_functions
+from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
 from sparkwire.planner.translate.inner_names import inner_names
@@ -406,8 +407,8 @@ def to_duckdb(
     user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
     among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
     # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
-    out = lower_format(lower_typeof(tree.copy(), columns))  # pg_typeof, format() and the functions the
-    out = lower_functions(out, duckdb=True)  # engines lack (translate/functions/)
+    out = lower_format(lower_div(lower_typeof(tree.copy(), columns)))  # pg_typeof, div, format and the functions
+    out = lower_functions(out, duckdb=True)  # the engines lack (translate/functions/)
     if mentions_mz_time(tree):  # and `x::mz_timestamp` as the engine's mz_timestamp type
         out = with_mz_timestamp_casts(with_read_ts(out, MZ_NOW_DESCRIBE_TS, "duckdb", columns), "duckdb", columns)
     pg_numerics(out, columns or {}, results_as_text)

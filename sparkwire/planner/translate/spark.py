@@ -36,6 +36,7 @@ from sqlglot.optimizer.qualify import qualify
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.lowering import lower_functions
+from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
 from sparkwire.planner.translate.functions.spark_numeric_casts import chosen_scales, numeric_casts
@@ -190,7 +191,8 @@ def to_spark_sql(
     client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py)."""
     names = postgres_column_names(expression)
     _check_supported(expression)
-    tree = lower_functions(lower_format(lower_typeof(expression.copy(), schema)))  # (translate/functions/)
+    tree = lower_div(lower_typeof(expression.copy(), schema))  # pg_typeof, div, format and the functions neither
+    tree = lower_functions(lower_format(tree))  # engine has (translate/functions/)
     for rule in EARLY_RULES:
         tree = rule(tree)
     tree = _annotated(tree, schema)
