@@ -78,6 +78,11 @@ CLASSES = {
         "WHERE id <> 4 AND n2 <> 0 ORDER BY id"
     ),
     "constant: div() of numerics": "SELECT div(7.5, 2), div(-7.5, 2), div(7, 2.5), div(1e20, 3), div(-7, 2)",
+    "constant: an ARRAY of constants cast to text is PostgreSQL's array text": (
+        "SELECT ARRAY[1, -2.50, NULL]::text, ARRAY['a b', '', 'NULL', 'x\"y', 'c,d', 'é']::text, "
+        "ARRAY[true, NULL]::varchar, (ARRAY[3])::text || '!'"
+    ),
+    "an ARRAY of constants cast to text on Spark": "SELECT id, ARRAY[1, 2]::text FROM nums WHERE id = 1",
 }
 
 

@@ -33,6 +33,7 @@ from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.duckdb_rules import pg_semantics
 from sparkwire.planner.translate.duckdb_rules.literals import numeric_input_text
+from sparkwire.planner.translate.functions.array_text import constant_array_text
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
@@ -407,7 +408,8 @@ def to_duckdb(
     user relations' column types, where known; `results_as_text`: the rows go to a client, so numeric quotients
     among them are PostgreSQL's exact text (translate/duckdb_numeric.py; not for views, CREATE TABLE AS, writes)."""
     # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
-    out = lower_format(lower_div(lower_typeof(tree.copy(), columns)))  # pg_typeof, div, format and the functions
+    out = constant_array_text(lower_div(lower_typeof(tree.copy(), columns)))  # pg_typeof, div, arrays as text,
+    out = lower_format(out)  # format and the functions
     out = lower_functions(out, duckdb=True)  # the engines lack (translate/functions/)
     if mentions_mz_time(tree):  # and `x::mz_timestamp` as the engine's mz_timestamp type
         out = with_mz_timestamp_casts(with_read_ts(out, MZ_NOW_DESCRIBE_TS, "duckdb", columns), "duckdb", columns)

@@ -35,6 +35,7 @@ from sqlglot.optimizer.qualify import qualify
 
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
+from sparkwire.planner.translate.functions.array_text import constant_array_text
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
@@ -191,8 +192,8 @@ def to_spark_sql(
     client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py)."""
     names = postgres_column_names(expression)
     _check_supported(expression)
-    tree = lower_div(lower_typeof(expression.copy(), schema))  # pg_typeof, div, format and the functions neither
-    tree = lower_functions(lower_format(tree))  # engine has (translate/functions/)
+    tree = constant_array_text(lower_div(lower_typeof(expression.copy(), schema)))  # pg_typeof, div, arrays
+    tree = lower_functions(lower_format(tree))  # as text, format and the functions neither engine has (functions/)
     for rule in EARLY_RULES:
         tree = rule(tree)
     tree = _annotated(tree, schema)
