@@ -83,6 +83,10 @@ CLASSES = {
         "ARRAY[true, NULL]::varchar, (ARRAY[3])::text || '!'"
     ),
     "an ARRAY of constants cast to text on Spark": "SELECT id, ARRAY[1, 2]::text FROM nums WHERE id = 1",
+    "constant: GREATEST / LEAST / COALESCE of written numbers keep the chosen one's scale": (
+        "SELECT greatest(1.0, 1), least(2, 2.00, 3), coalesce(NULL, 1.50, 2), greatest(-1.5, -2), "
+        "greatest(1, 2.5) * 2, greatest(1, 2.5, 3)"
+    ),
 }
 
 

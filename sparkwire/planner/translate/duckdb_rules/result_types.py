@@ -8,10 +8,12 @@ date_trunc of a date. Those casts keep the value (PostgreSQL computes these in t
 range is 22003 in both). Other types are left to DuckDB (a cast to a float or a numeric would change
 the digits), except that arithmetic PostgreSQL computes in double precision over a real operand gets that operand
 as DOUBLE (as on Spark, translate/spark_pg_types.py), and sign(x) is DOUBLE or DECIMAL(38, 0) as PostgreSQL types
-it.
+it; GREATEST / LEAST / COALESCE of written numbers, one a numeric, is the chosen one at its own scale.
 """
 
 from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
@@ -48,11 +50,47 @@ def _signs(tree: exp.Expr) -> None:
             node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build(target, dialect="duckdb")))
 
 
+def _written(node: exp.Expr) -> Decimal | None:
+    negative = False
+    while isinstance(node, exp.Neg | exp.Paren):
+        negative ^= isinstance(node, exp.Neg)
+        node = node.this
+    if not (isinstance(node, exp.Literal) and not node.is_string and "e" not in node.this.lower()):
+        return None
+    try:
+        value = Decimal(node.this)
+    except InvalidOperation:
+        return None
+    return -value if negative else value
+
+
+def _chosen_constants(tree: exp.Expr) -> None:
+    """GREATEST / LEAST / COALESCE of written numbers, one with a fraction (a numeric): the chosen one with its own
+    scale, folded as PostgreSQL folds constants (`greatest(1, 2.5, 3)` is 3, not DuckDB's 3.0)."""
+    for node in list(tree.find_all(exp.Greatest, exp.Least, exp.Coalesce)):
+        args = [node.this, *node.expressions]
+        values = [None if isinstance(a, exp.Null) else _written(a) for a in args]
+        numbers = [v for v in values if v is not None]
+        if len(numbers) + sum(isinstance(a, exp.Null) for a in args) != len(args) or not numbers:
+            continue
+        if all(v.as_tuple().exponent == 0 for v in numbers):
+            continue  # integers: DuckDB's integer type is PostgreSQL's
+        if isinstance(node, exp.Coalesce):
+            chosen = numbers[0]
+        else:
+            chosen = max(numbers) if isinstance(node, exp.Greatest) else min(numbers)
+        exponent = chosen.as_tuple().exponent
+        scale = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+        target = exp.DataType.build(f"DECIMAL(38, {scale})", dialect="duckdb")
+        node.replace(exp.Cast(this=exp.Literal.number(format(chosen, "f")), to=target))
+
+
 def constant_result_types(tree: exp.Expr) -> exp.Expr:
     if not isinstance(tree, exp.Select) or tree.find(exp.Table, exp.Values) is not None:
         return tree
     _widen_reals(tree)
     _signs(tree)
+    _chosen_constants(tree)
     projections = []
     for projection in tree.expressions:
         node = projection.unalias()
