@@ -87,6 +87,10 @@ CLASSES = {
         "SELECT greatest(1.0, 1), least(2, 2.00, 3), coalesce(NULL, 1.50, 2), greatest(-1.5, -2), "
         "greatest(1, 2.5) * 2, greatest(1, 2.5, 3)"
     ),
+    "lag/lead with a default of a wider integer or float type is computed in it (Spark)": (
+        "SELECT id, lag(age, 1, 100000) OVER (ORDER BY id), lag(age, 1, 2.5::float8) OVER (ORDER BY id), "
+        "lead(rating, 1, 1) OVER (ORDER BY id), lag(badge, 1, age) OVER (ORDER BY id) FROM emp ORDER BY id"
+    ),
 }
 
 
