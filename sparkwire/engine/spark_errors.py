@@ -8,7 +8,8 @@ standard classes) and the first line of Spark's message without its "[CONDITION]
 A py4j error (a job that failed while its result was collected: PySpark does not convert those) is mapped by the
 innermost Java cause that carries an error condition ("Caused by: ...: [CONDITION] message SQLSTATE: 21000"): a
 rule without parameters, else the condition's SQLSTATE and its message. Anything else (a dead JVM) becomes XX000
-with its first line only.
+`internal error`, and so does every internal SQLSTATE (XX…) Spark gives: the engine's text goes to the log, never
+to a client.
 Resource failures come first, whatever the exception: a result over `spark.driver.maxResultSize` is 54000 and
 running out of memory (the JVM's OutOfMemoryError, Spark's memory manager, a broadcast that could not be built)
 is 53200 `out of memory`, with a detail saying which and a hint.
@@ -231,7 +232,15 @@ def to_pg_error(exc: BaseException) -> errors.PgError:
         return rule(params)
     base = condition.split(".", 1)[0]
     sqlstate = _SQLSTATE_OVERRIDES.get(base) or exc.getSqlState() or "XX000"
-    return errors.PgError.for_sqlstate(sqlstate)(spark_message(exc), sqlstate=sqlstate)
+    return _mapped(sqlstate, spark_message(exc))
+
+
+def _mapped(sqlstate: str, message: str) -> errors.PgError:
+    """The error for a SQLSTATE Spark gave; an internal one (XX…) carries no engine text to the client (logged)."""
+    if sqlstate.startswith("XX"):
+        log.warning("Spark failed with an internal error (%s): %s", sqlstate, message)
+        return errors.PgError.for_sqlstate(sqlstate)("internal error", sqlstate=sqlstate)
+    return errors.PgError.for_sqlstate(sqlstate)(message, sqlstate=sqlstate)
 
 
 def _from_condition(condition: str, message: str, sqlstate: str) -> errors.PgError:
@@ -241,4 +250,4 @@ def _from_condition(condition: str, message: str, sqlstate: str) -> errors.PgErr
     if isinstance(rule, _Fixed):
         return rule({})
     state = _SQLSTATE_OVERRIDES.get(base) or sqlstate or "XX000"
-    return errors.PgError.for_sqlstate(state)(message.strip(), sqlstate=state)
+    return _mapped(state, message.strip())
