@@ -100,6 +100,17 @@ CLASSES = {
         "justify_days(interval '40 days')::text, '1 year 2 months 3 days 04:05:06.5'::interval::text, "
         "CAST(interval '-3 hours' AS varchar), (NULL::interval)::text"
     ),
+    "LATERAL VALUES of one column over outer columns": (
+        "SELECT e.id, x.v, y.column1 FROM emp e, LATERAL (VALUES (e.id), (e.manager_id)) x(v) "
+        "CROSS JOIN LATERAL (VALUES (e.name), (NULL)) y ORDER BY 1, 2, 3"
+    ),
+    "constant: LATERAL VALUES over a VALUES column": (
+        "SELECT a, v FROM (VALUES (1), (2)) t(a), LATERAL (VALUES (a), (a + 10)) x(v) ORDER BY 1, 2"
+    ),
+    "ranking functions over a named window keep its ORDER BY": (
+        "SELECT id, rank() OVER w, dense_rank() OVER w, row_number() OVER () > 0 FROM emp WINDOW w AS (ORDER BY dept) "
+        "ORDER BY id"
+    ),
 }
 
 

@@ -4,7 +4,8 @@
   without ORDER BY (`row_number() OVER ()`) are PostgreSQL's over one peer group: every row ranks 1, row_number
   numbers the rows in the order they come. Spark refuses them unordered (42601: "requires the window to be
   ordered"); `ORDER BY NULL` orders them by a constant, which makes every row of a partition a peer, as PostgreSQL's
-  missing ORDER BY does. Aggregates over such a window keep their frame (the whole partition): they are not touched.
+  missing ORDER BY does. A window that names a WINDOW clause's (`OVER w`) is left to it. Aggregates over such a
+  window keep their frame (the whole partition): they are not touched.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ _ORDERED_ONLY: tuple[type[exp.Expr], ...] = (
 def unordered_rankings(tree: exp.Expr) -> exp.Expr:
     for window in tree.find_all(exp.Window):
         function = window.this
-        if isinstance(function, _ORDERED_ONLY) and window.args.get("order") is None:
+        named = window.args.get("alias") is not None  # OVER w: the named window says its order
+        if isinstance(function, _ORDERED_ONLY) and window.args.get("order") is None and not named:
             window.set("order", exp.Order(expressions=[exp.Ordered(this=exp.Null())]))
     return tree
 
