@@ -12,6 +12,9 @@ Contract (one per process, made by the data plane; every method may be called fr
   picks the cluster's replica (round robin over its replicas), makes sure its pool exists, records the work as
   running until the block ends and yields the pool name for `spark.scheduler.pool`. A cluster without replicas
   raises 55000 `CLUSTER "c" has no replicas available to service request` (Materialize's wording).
+- Preemption (compute/preemption.py): while the replicas of two or more clusters have work, a replica whose tasks
+  wait for a slot held by another cluster's replica above its guaranteed share gets one (`busy_pools()`: the pools
+  with work now).
 - `active()`: the work running now; `history()`, `statuses()`, `utilization()`: the rows of the live relations
   (compute/live.py). Utilization is per replica: cpu_percent = its pool's running tasks / Spark's task slots,
   memory_percent = the JVM heap in use × its share of the running tasks / the size's memory; 0 when idle.
@@ -34,6 +37,7 @@ from sparkwire.catalog.clusters import replicas
 from sparkwire.catalog.objects import Cluster, ClusterReplica, Item
 from sparkwire.catalog.sizes import size_of
 from sparkwire.compute.pools import SparkPools, pool_name
+from sparkwire.compute.preemption import Preemptor
 from sparkwire.compute.replica_history import ReplicaHistory
 from sparkwire.engine.spark import SparkEngine
 
@@ -71,6 +75,7 @@ class ClusterController:
         self._ids = itertools.count(1)
         self._work: dict[int, Work] = {}
         self._history = ReplicaHistory(history)
+        self.preemption = Preemptor(self.pools, self.busy_pools)
         self.sync(state)
 
     # ---- the catalog's clusters → pools ---------------------------------------------------------------------
@@ -84,9 +89,7 @@ class ClusterController:
             self._history.observe(
                 {r.id: (r.size, c.id, c.name, r.name) for c, reps in self._replicas.values() for r in reps}, _now()
             )
-            pools = {
-                pool_name(c.id, r.id): size_of(r.size) for c, reps in self._replicas.values() for r in reps
-            }
+            pools = {pool_name(c.id, r.id): size_of(r.size) for c, reps in self._replicas.values() for r in reps}
         self.pools.declare(pools)
 
     def cluster_of(self, item: Item, state: CatalogState) -> str | None:
@@ -125,11 +128,16 @@ class ClusterController:
         work = Work(next(self._ids), kind, cluster, replica.id, pool, object_id, execution_id or None, _now())
         with self._lock:
             self._work[work.id] = work
+        self.preemption.watch()
         try:
             yield pool
         finally:
             with self._lock:
                 self._work.pop(work.id, None)
+
+    def busy_pools(self) -> set[str]:
+        with self._lock:
+            return {w.pool for w in self._work.values()}
 
     def active(self) -> list[Work]:
         with self._lock:

@@ -10,8 +10,9 @@ Contract: `pool_name(cluster_id, replica_id)` is the pool of a replica. `SparkPo
   root pool, what FairSchedulableBuilder does for the file's pools). Pools are never changed in place (their
   weight and minShare are fixed at creation): a replica with another size is a new replica, hence a new pool.
   Idempotent and cheap after the first call per pool and SparkContext;
+- `min_share(name)`: a declared pool's minShare (0 for another);
 - `running_tasks()`: running tasks per pool of the live SparkContext (`Pool.runningTasks`), `slots()` its task
-  slots (`defaultParallelism`). Both empty / 0 when Spark is not up or is Spark Connect (no SparkContext here).
+  slots (`local[N]`: N task threads; on a cluster the executors' cores). Both empty / 0 when Spark is not up or is Spark Connect (no SparkContext here).
 Failures are logged, never raised: a job in a pool that could not be created runs in Spark's default-made pool.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 from typing import Any
 
@@ -83,6 +85,11 @@ class SparkPools:
             except Exception:
                 log.warning("could not create Spark pool %s", name, exc_info=True)
 
+    def min_share(self, name: str) -> int:
+        with self._lock:
+            size = self._sizes.get(name)
+        return size.min_share if size is not None else 0
+
     def running_tasks(self) -> dict[str, int]:
         sc = self.context()
         if sc is None:
@@ -103,6 +110,23 @@ class SparkPools:
         if sc is None:
             return 0
         try:
-            return int(sc.defaultParallelism)
+            return _task_slots(sc)
         except Exception:
             return 0
+
+
+_LOCAL = re.compile(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?$")
+
+
+def _task_slots(sc: Any) -> int:
+    """Task slots: `local[N]` runs N tasks at once (`local[*]`: the JVM's processors, `local`: one); on a cluster
+    Spark's default parallelism (the executors' cores). Not `defaultParallelism` in local mode: sparkwire sets
+    spark.default.parallelism (twice the cores, spark_config), which is not the number of task threads."""
+    local = _LOCAL.match(str(sc.master))
+    if local is None:
+        return int(sc.defaultParallelism)
+    if local.group(1) is None:
+        return 1
+    if local.group(1) == "*":
+        return int(sc._jvm.java.lang.Runtime.getRuntime().availableProcessors())
+    return int(local.group(1))

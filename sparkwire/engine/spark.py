@@ -79,9 +79,18 @@ from pyspark.sql import DataFrame, SparkSession
 from sparkwire import errors
 from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
-from sparkwire.engine.spark_process import HeapGauge, discard, jvm_max_memory, launch, probe, small_input_session
+from sparkwire.engine.spark_process import (
+    HeapGauge,
+    discard,
+    jvm_max_memory,
+    jvm_process,
+    launch,
+    probe,
+    small_input_session,
+)
 from sparkwire.engine.spark_sizing import SparkSizing, describe_size
 from sparkwire.engine.spark_watchdog import SparkHealth, SparkWatchdog
+from sparkwire.engine.task_threads import TaskThreads
 
 log = logging.getLogger(__name__)
 
@@ -268,6 +277,8 @@ class SparkEngine:
             self._health = replace(self._health, state="ready", restarts=self._health.restarts + int(attempts > 0))
             self._changed.notify_all()
         if self._remote is None and not self._closing:
+            if (process := jvm_process(spark)) is not None:
+                TaskThreads(process.pid).start()  # ends with its JVM
             generation = self._generation
             gauge: list[HeapGauge] = []
             self._watchdog = SparkWatchdog(
