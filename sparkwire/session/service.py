@@ -184,8 +184,9 @@ class PlannerService:
     # ---- workload introspection -------------------------------------------------------------------------------
 
     def _history_settings(self) -> HistorySettings:
-        """The history's system settings (ALTER SYSTEM), re-read only when the catalog's values change."""
-        defaults = self._data.state.system_defaults
+        """The history's system settings (ALTER SYSTEM), re-read only when the catalog's values change. The catalog's
+        own state: the history's writer starts (and may ask) before the data plane exists."""
+        defaults = self._catalog.state.system_defaults
         seen = self._settings_seen
         if seen is not None and seen[0] is defaults:
             return seen[1]
@@ -196,7 +197,7 @@ class PlannerService:
         return settings
 
     def _cluster_ids(self) -> dict[str, str]:
-        clusters = self._data.state.clusters
+        clusters = self._catalog.state.clusters
         seen = self._clusters_seen
         if seen is None or seen[0] is not clusters:
             seen = self._clusters_seen = (clusters, {c.name: c.id for c in clusters.values()})
