@@ -6,6 +6,7 @@ the DuckDB route (a constant query) and, where it applies, on the Spark route (a
 
 from __future__ import annotations
 
+import psycopg
 import pytest
 
 from bench.differential import Query, describe, run_all
@@ -124,3 +125,13 @@ def outcomes(server: SparkwireServer, oracle: PostgresOracle) -> dict[str, str]:
 @pytest.mark.parametrize("name", list(CLASSES))
 def test_class_agrees_with_postgres(outcomes: dict[str, str], name: str) -> None:
     assert outcomes[name] == ""
+
+
+def test_groups_frame_is_not_supported_on_spark(server: SparkwireServer) -> None:
+    """Spark has ROWS and RANGE frames only: a GROUPS frame is 0A000, not Spark's syntax error."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS groups_frame (a int)")
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute(
+                "SELECT count(*) OVER (ORDER BY a GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM groups_frame"
+            )

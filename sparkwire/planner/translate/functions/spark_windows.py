@@ -6,6 +6,8 @@
   ordered"); `ORDER BY NULL` orders them by a constant, which makes every row of a partition a peer, as PostgreSQL's
   missing ORDER BY does. A window that names a WINDOW clause's (`OVER w`) is left to it. Aggregates over such a
   window keep their frame (the whole partition): they are not touched.
+- groups_frames: a GROUPS frame (`GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING`) is 0A000 (not supported on Spark
+  yet): Spark has ROWS and RANGE frames only and refused the printed frame as a syntax error (42601).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sqlglot import exp
+
+from sparkwire import errors
 
 Rule = Callable[[exp.Expr], exp.Expr]
 
@@ -30,4 +34,11 @@ def unordered_rankings(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
-WINDOW_RULES: tuple[Rule, ...] = (unordered_rankings,)
+def groups_frames(tree: exp.Expr) -> exp.Expr:
+    for spec in tree.find_all(exp.WindowSpec):
+        if str(spec.args.get("kind") or "").upper() == "GROUPS":
+            raise errors.FeatureNotSupported("window frames in GROUPS mode are not supported on Spark yet")
+    return tree
+
+
+WINDOW_RULES: tuple[Rule, ...] = (unordered_rankings, groups_frames)
