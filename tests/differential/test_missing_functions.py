@@ -112,6 +112,11 @@ CLASSES = {
         "SELECT id, rank() OVER w, dense_rank() OVER w, row_number() OVER () > 0 FROM emp WINDOW w AS (ORDER BY dept) "
         "ORDER BY id"
     ),
+    "constant: to_char templates with quoted text, MS, US and FM": (
+        "SELECT to_char(timestamp '2024-01-05 13:07:09.123', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS'), "
+        "to_char(date '2024-01-05', 'FMMonth FMDD'), "
+        "to_char(timestamp '2024-03-09 08:05:03.5', 'FMDD/FMMM/YY FMHH12:MI:SS AM US Dy Mon DDD FMDDD FMDay \"100%\"')"
+    ),
 }
 
 

@@ -28,11 +28,42 @@ _CODES = {code: pattern for pattern, code in sorted(Postgres.TIME_MAPPING.items(
 _CODE_RE = re.compile("|".join(re.escape(c) for c in sorted(_CODES, key=len, reverse=True)))
 
 PATTERNS = (
-    "IYYY", "YYYY", "YYY", "YY", "HH24", "HH12", "HH", "MI", "SS", "MS", "US", "AM", "PM", "am", "pm",
-    "MONTH", "Month", "month", "MON", "Mon", "mon", "DAY", "Day", "day", "DY", "Dy", "dy", "DDD", "DD", "D",
-    "MM", "Q", "WW", "IW",
+    "IYYY",
+    "YYYY",
+    "YYY",
+    "YY",
+    "HH24",
+    "HH12",
+    "HH",
+    "MI",
+    "SS",
+    "MS",
+    "US",
+    "AM",
+    "PM",
+    "am",
+    "pm",
+    "MONTH",
+    "Month",
+    "month",
+    "MON",
+    "Mon",
+    "mon",
+    "DAY",
+    "Day",
+    "day",
+    "DY",
+    "Dy",
+    "dy",
+    "DDD",
+    "DD",
+    "D",
+    "MM",
+    "Q",
+    "WW",
+    "IW",
 )
-_TOKEN_RE = re.compile(r'"[^"]*"|FM|TM|' + "|".join(PATTERNS) + r"|.", re.DOTALL)
+TOKENS = re.compile(r'"[^"]*"|FM|TM|' + "|".join(PATTERNS) + r"|.", re.DOTALL)
 
 
 def _fn(name: str, *args: exp.Expr) -> exp.Anonymous:
@@ -67,8 +98,13 @@ def _pattern(pattern: str, x: exp.Expr, fill: bool) -> exp.Expr:
 
     upper = pattern.upper()
     padded: dict[str, tuple[str, str]] = {
-        "YYYY": ("yyyy", "year"), "MM": ("MM", "month"), "DD": ("dd", "day"), "DDD": ("DDD", "dayofyear"),
-        "HH24": ("HH", "hour"), "MI": ("mm", "minute"), "SS": ("ss", "second"),
+        "YYYY": ("yyyy", "year"),
+        "MM": ("MM", "month"),
+        "DD": ("dd", "day"),
+        "DDD": ("DDD", "dayofyear"),
+        "HH24": ("HH", "hour"),
+        "MI": ("mm", "minute"),
+        "SS": ("ss", "second"),
     }
     if upper in padded:
         java, fn = padded[upper]
@@ -79,26 +115,44 @@ def _pattern(pattern: str, x: exp.Expr, fill: bool) -> exp.Expr:
         name = fmt("MMMM" if upper == "MONTH" else "EEEE")
         return _case(pattern, name if fill else _fn("rpad", name, exp.Literal.number(9), _s(" ")))
     simple = {
-        "YYY": _fn("substring", fmt("yyyy"), exp.Literal.number(2)), "YY": fmt("yy"), "MS": fmt("SSS"),
-        "US": fmt("SSSSSS"), "MON": fmt("MMM"), "DY": fmt("EEE"), "D": number("dayofweek"), "Q": number("quarter"),
+        "YYY": _fn("substring", fmt("yyyy"), exp.Literal.number(2)),
+        "YY": fmt("yy"),
+        "MS": fmt("SSS"),
+        "US": fmt("SSSSSS"),
+        "MON": fmt("MMM"),
+        "DY": fmt("EEE"),
+        "D": number("dayofweek"),
+        "Q": number("quarter"),
         "IW": _fn("lpad", number("weekofyear"), exp.Literal.number(2), _s("0")),
-        "WW": _fn("lpad", _text(exp.Add(this=exp.IntDiv(this=exp.Paren(this=exp.Sub(this=_fn("dayofyear", x.copy()),
-              expression=exp.Literal.number(1))), expression=exp.Literal.number(7)),
-              expression=exp.Literal.number(1))), exp.Literal.number(2), _s("0")),
+        "WW": _fn(
+            "lpad",
+            _text(
+                exp.Add(
+                    this=exp.IntDiv(
+                        this=exp.Paren(this=exp.Sub(this=_fn("dayofyear", x.copy()), expression=exp.Literal.number(1))),
+                        expression=exp.Literal.number(7),
+                    ),
+                    expression=exp.Literal.number(1),
+                )
+            ),
+            exp.Literal.number(2),
+            _s("0"),
+        ),
         "IYYY": _text(exp.Extract(this=exp.var("YEAROFWEEK"), expression=x.copy())),
-        "AM": fmt("a"), "PM": fmt("a"),
+        "AM": fmt("a"),
+        "PM": fmt("a"),
     }
     return _case(pattern, simple[upper]) if upper in ("MON", "DY", "AM", "PM") else simple[upper]
 
 
-def _pg_format(code: str) -> str:
+def pg_format(code: str) -> str:
     return _CODE_RE.sub(lambda m: _CODES[m.group(0)], code)
 
 
 def _to_char(value: exp.Expr, pg_format: str) -> exp.Expr:
     parts: list[exp.Expr] = []
     fill = False
-    for token in _TOKEN_RE.findall(pg_format):
+    for token in TOKENS.findall(pg_format):
         if token in ("FM", "TM"):
             fill = fill or token == "FM"
             continue
@@ -120,7 +174,7 @@ def pg_to_char(tree: exp.Expr) -> exp.Expr:
         kind = node.this.type.this if node.this.type is not None else None
         if not (isinstance(fmt, exp.Literal) and fmt.is_string) or kind not in DATETIMES:
             return node
-        return _to_char(node.this, _pg_format(fmt.this))
+        return _to_char(node.this, pg_format(fmt.this))
 
     return tree.transform(rewrite, copy=False)
 

@@ -42,6 +42,7 @@ from sqlglot import exp
 
 from sparkwire.catalog.relations.pg_keywords import KEYWORDS
 from sparkwire.planner.translate.functions.binary_strings import binary_strings
+from sparkwire.planner.translate.functions.duckdb_to_char import duckdb_to_char
 from sparkwire.planner.translate.functions.justify import duckdb_interval_text, duckdb_justify, spark_justify
 from sparkwire.planner.translate.functions.overlaps import overlaps
 from sparkwire.planner.translate.functions.series_in_from import series_in_from
@@ -359,7 +360,7 @@ def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
     out = binary_strings(out)  # encode / decode / convert_to / convert_from (functions/binary_strings.py)
     out = series_in_from(out, duckdb)  # generate_series as a lateral join item (functions/series_in_from.py)
     if duckdb:  # an interval's text before its justify_* calls are lowered (they tell it is an interval)
-        out = duckdb_interval_text(out)
+        out = duckdb_to_char(duckdb_interval_text(out))  # and to_char's template (functions/duckdb_to_char.py)
     out = duckdb_justify(out) if duckdb else spark_justify(out)  # justify_hours, _days, _interval (justify.py)
     if duckdb and any(isinstance(n, exp.JSONArrayAgg) for n in out.walk()):
         out = out.transform(_duckdb_json_agg, copy=False)
