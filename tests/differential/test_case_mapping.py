@@ -5,11 +5,7 @@ classes on Spark (spark_text.unicode_classes)."""
 
 from __future__ import annotations
 
-import pytest
-
-from bench.differential import Query, describe, run_all
-from tests.support.postgres import PostgresOracle
-from tests.support.server import SparkwireServer
+from tests.differential.classes import class_tests
 
 CLASSES = {
     "upper and lower of non-ASCII letters over a table (Spark)": (
@@ -26,13 +22,4 @@ CLASSES = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes(server: SparkwireServer, oracle: PostgresOracle) -> dict[str, str]:
-    queries = [Query(f"case:{n}", "case", sql) for n, sql in enumerate(CLASSES.values(), start=1)]
-    results = run_all(oracle.dsn, server.dsn, queries)
-    return {name: "" if o.agrees else describe(o, {}) for name, o in zip(CLASSES, results, strict=True)}
-
-
-@pytest.mark.parametrize("name", list(CLASSES))
-def test_case_mapping_agrees_with_postgres(outcomes: dict[str, str], name: str) -> None:
-    assert outcomes[name] == ""
+outcomes, test_class_agrees_with_postgres = class_tests(CLASSES, "case")

@@ -5,11 +5,7 @@ over the shared schema (tests/differential/schema.sql) and is compared as the di
 
 from __future__ import annotations
 
-import pytest
-
-from bench.differential import Query, describe, run_all
-from tests.support.postgres import PostgresOracle
-from tests.support.server import SparkwireServer
+from tests.differential.classes import class_tests
 
 CLASSES = {
     "ORDER BY the position of a grouping() column (Spark: 42803 on the copied expression)": (
@@ -94,13 +90,4 @@ CLASSES = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes(server: SparkwireServer, oracle: PostgresOracle) -> dict[str, str]:
-    queries = [Query(f"fidelity:{n}", "fidelity", sql) for n, sql in enumerate(CLASSES.values(), start=1)]
-    results = run_all(oracle.dsn, server.dsn, queries)
-    return {name: "" if o.agrees else describe(o, {}) for name, o in zip(CLASSES, results, strict=True)}
-
-
-@pytest.mark.parametrize("name", list(CLASSES))
-def test_class_agrees_with_postgres(outcomes: dict[str, str], name: str) -> None:
-    assert outcomes[name] == ""
+outcomes, test_class_agrees_with_postgres = class_tests(CLASSES, "fidelity")

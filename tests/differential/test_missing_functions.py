@@ -9,8 +9,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from bench.differential import Query, describe, run_all
-from tests.support.postgres import PostgresOracle
+from tests.differential.classes import class_tests
 from tests.support.server import SparkwireServer
 
 CLASSES = {
@@ -120,16 +119,7 @@ CLASSES = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes(server: SparkwireServer, oracle: PostgresOracle) -> dict[str, str]:
-    queries = [Query(f"class:{n}", "class", sql) for n, sql in enumerate(CLASSES.values(), start=1)]
-    results = run_all(oracle.dsn, server.dsn, queries)
-    return {name: "" if o.agrees else describe(o, {}) for name, o in zip(CLASSES, results, strict=True)}
-
-
-@pytest.mark.parametrize("name", list(CLASSES))
-def test_class_agrees_with_postgres(outcomes: dict[str, str], name: str) -> None:
-    assert outcomes[name] == ""
+outcomes, test_class_agrees_with_postgres = class_tests(CLASSES, "class")
 
 
 def test_groups_frame_is_not_supported_on_spark(server: SparkwireServer) -> None:

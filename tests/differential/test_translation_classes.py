@@ -6,11 +6,7 @@ PostgreSQL 15 oracle and sparkwire over the shared schema and compared as the su
 
 from __future__ import annotations
 
-import pytest
-
-from bench.differential import Query, describe, run_all
-from tests.support.postgres import PostgresOracle
-from tests.support.server import SparkwireServer
+from tests.differential.classes import class_tests
 
 CLASSES = {
     "sqrt of a negative number is 2201F": "SELECT id, sqrt(f) FROM nums ORDER BY id",
@@ -188,13 +184,4 @@ CLASSES = {
 }
 
 
-@pytest.fixture(scope="module")
-def outcomes(server: SparkwireServer, oracle: PostgresOracle) -> dict[str, str]:
-    queries = [Query(f"class:{n}", "class", sql) for n, sql in enumerate(CLASSES.values(), start=1)]
-    results = run_all(oracle.dsn, server.dsn, queries)
-    return {name: "" if o.agrees else describe(o, {}) for name, o in zip(CLASSES, results, strict=True)}
-
-
-@pytest.mark.parametrize("name", list(CLASSES))
-def test_class_agrees_with_postgres(outcomes: dict[str, str], name: str) -> None:
-    assert outcomes[name] == ""
+outcomes, test_class_agrees_with_postgres = class_tests(CLASSES, "class")

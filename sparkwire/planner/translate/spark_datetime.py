@@ -13,7 +13,7 @@ before it).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from sqlglot import exp
 from sqlglot.dialects.postgres import Postgres
@@ -149,20 +149,27 @@ def pg_format(code: str) -> str:
     return _CODE_RE.sub(lambda m: _CODES[m.group(0)], code)
 
 
-def _to_char(value: exp.Expr, pg_format: str) -> exp.Expr:
-    parts: list[exp.Expr] = []
+def template_tokens(template: str) -> Iterator[tuple[str, bool]]:
+    """to_char's template as its tokens, each with whether FM (fill mode) is on for it (FM applies to the token
+    after it); FM and TM are read here."""
     fill = False
-    for token in TOKENS.findall(pg_format):
+    for token in TOKENS.findall(template):
         if token in ("FM", "TM"):
             fill = fill or token == "FM"
             continue
+        yield token, fill
+        fill = False
+
+
+def _to_char(value: exp.Expr, pg_format: str) -> exp.Expr:
+    parts: list[exp.Expr] = []
+    for token, fill in template_tokens(pg_format):
         if token.startswith('"'):
             parts.append(_s(token[1:-1]))
         elif token in PATTERNS:
             parts.append(_pattern(token, value, fill))
         else:
             parts.append(_s(token))
-        fill = False
     return _fn("concat", *parts) if parts else _s("")
 
 

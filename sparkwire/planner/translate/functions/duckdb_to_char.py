@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.planner.translate.spark_datetime import PATTERNS, TOKENS, pg_format
+from sparkwire.planner.translate.spark_datetime import PATTERNS, pg_format, template_tokens
 
 _PLAIN = {
     "YYYY": "%Y", "YY": "%y", "MM": "%m", "DD": "%d", "HH24": "%H", "HH12": "%I", "HH": "%I", "MI": "%M",
@@ -25,11 +25,7 @@ _FILLED = {
 
 def strftime_format(template: str) -> str | None:
     out: list[str] = []
-    fill = False
-    for token in TOKENS.findall(template):
-        if token in ("FM", "TM"):
-            fill = fill or token == "FM"
-            continue
+    for token, fill in template_tokens(template):
         if token.startswith('"'):
             out.append(token[1:-1].replace("%", "%%"))
         elif token in PATTERNS:
@@ -39,7 +35,6 @@ def strftime_format(template: str) -> str | None:
             out.append(code)
         else:
             out.append(token.replace("%", "%%"))
-        fill = False
     return "".join(out)
 
 
