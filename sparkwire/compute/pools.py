@@ -12,7 +12,8 @@ Contract: `pool_name(cluster_id, replica_id)` is the pool of a replica. `SparkPo
   Idempotent and cheap after the first call per pool and SparkContext;
 - `min_share(name)`: a declared pool's minShare (0 for another);
 - `running_tasks()`: running tasks per pool of the live SparkContext (`Pool.runningTasks`), `slots()` its task
-  slots (`local[N]`: N task threads; on a cluster the executors' cores). Both empty / 0 when Spark is not up or is Spark Connect (no SparkContext here).
+  slots (`local[N]`: N task threads; on a cluster the executors' cores). Both empty / 0 when Spark is not up or
+  is Spark Connect (no SparkContext here).
 Failures are logged, never raised: a job in a pool that could not be created runs in Spark's default-made pool.
 """
 
