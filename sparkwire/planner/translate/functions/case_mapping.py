@@ -75,17 +75,25 @@ def _initcap(value: exp.Expr) -> exp.Expr:
     return _joined(value, mapped, "sw_c", "sw_i")
 
 
+def _named(node: exp.Expr, new: exp.Expr, name: str) -> exp.Expr:
+    """`new` in place of the call `node`, keeping the call's column name where it is a select item of its own (the
+    engine names such a column, e.g. under `SELECT *` from a derived table, after the expression it sees)."""
+    if isinstance(node.parent, exp.Select) and node.arg_key == "expressions":
+        return exp.alias_(new, name, quoted=True)
+    return new
+
+
 def spark_case_mapping(tree: exp.Expr) -> exp.Expr:
     def rewrite(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Upper | exp.Lower | exp.Initcap):
             return node
         value = spark_case_mapping(node.this)  # an upper / lower inside it: the new node is not visited again
         if isinstance(node, exp.Initcap):
-            return _initcap(value)
+            return _named(node, _initcap(value), "initcap")
         name, table = ("upper", _UPPER) if isinstance(node, exp.Upper) else ("lower", _LOWER)
         per_character = _joined(value, _char_case(exp.column("sw_c"), name, table), "sw_c")
         case = exp.Case(ifs=[exp.If(this=_holds(value, table), true=per_character)], default=_fn(name, value.copy()))
-        return exp.Paren(this=case)
+        return _named(node, exp.Paren(this=case), name)
 
     return tree.transform(rewrite, copy=False)
 
@@ -96,7 +104,8 @@ def duckdb_case_mapping(tree: exp.Expr) -> exp.Expr:
             hidden = exp.Replace(
                 this=duckdb_case_mapping(node.this).copy(), expression=_string("ß"), replacement=_string(_NUL)
             )
-            return exp.Replace(this=_fn("upper", hidden), expression=_string(_NUL), replacement=_string("ß"))
+            shown = exp.Replace(this=_fn("upper", hidden), expression=_string(_NUL), replacement=_string("ß"))
+            return _named(node, shown, "upper")
         return node
 
     return tree.transform(rewrite, copy=False)
