@@ -42,6 +42,7 @@ class SparkPools:
         self._lock = threading.Lock()
         self._sizes: dict[str, ReplicaSize] = {}
         self._created: tuple[int, set[str]] = (0, set())  # (id of the SparkContext, pools made in it)
+        self._slots: tuple[int, int] = (0, 0)  # (id of the SparkContext, its task slots)
 
     def declare(self, pools: dict[str, ReplicaSize]) -> None:
         with self._lock:
@@ -110,10 +111,14 @@ class SparkPools:
         sc = self.context()
         if sc is None:
             return 0
+        if self._slots[0] == id(sc):
+            return self._slots[1]  # fixed for a SparkContext: asked once (the preemption watcher asks every 20 ms)
         try:
-            return _task_slots(sc)
+            slots = _task_slots(sc)
         except Exception:
             return 0
+        self._slots = (id(sc), slots)
+        return slots
 
 
 _LOCAL = re.compile(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?$")

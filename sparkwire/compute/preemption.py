@@ -13,17 +13,19 @@ A pool's guarantee while pools P1…Pn have work: its share of the task slots by
 `floor(slots × minShare / Σ minShare)`, at least one slot. A pool that holds no more than its guarantee is never a
 victim; work of one cluster is never preempted for work of the same cluster.
 
-Contract: `Preemptor(pools)`; `watch()` is called whenever work starts (ClusterController.running): it starts the
-watcher thread if it is not running; the thread ends by itself once fewer than two pools have work (`busy()` says
-which pools have work). `preempted` counts the tasks killed (mz_cluster_replica_utilization does not show it;
-the server log does, at INFO). Never raises: a failed look or kill is logged and the watcher goes on. Only an
-embedded SparkContext can be preempted (Spark Connect has none in this process: the watcher does nothing).
+Contract: `Preemptor(pools, busy)` (`busy()`: the pools that have work now); `watch()` is called whenever work
+starts (ClusterController.running): it starts the watcher thread if it is not running; the thread ends by itself
+once fewer than two pools have work. Each kill is in the server log (INFO) and in
+`mz_internal.mz_spark_stages.num_killed_tasks`. Never raises: a failed look or kill is logged and the watcher goes
+on. Only an embedded SparkContext can be preempted (Spark Connect has none in this process: the watcher does
+nothing).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -81,7 +83,6 @@ class Preemptor:
         self._busy = busy
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        self.preempted = 0
         self._killed: set[int] = set()  # killed and maybe still running until it notices: not killed twice
 
     def watch(self) -> None:
@@ -94,7 +95,6 @@ class Preemptor:
             self._thread.start()
 
     def _run(self) -> None:
-        stop = threading.Event()
         while True:
             busy = self._busy()
             if len(busy) < 2:
@@ -103,7 +103,7 @@ class Preemptor:
                 self._look(busy)
             except Exception:
                 log.warning("could not look at the Spark pools for preemption", exc_info=True)
-            stop.wait(INTERVAL)
+            time.sleep(INTERVAL)
 
     def _look(self, busy: set[str]) -> None:
         sc = self._pools.context()
@@ -116,7 +116,6 @@ class Preemptor:
         for task_id in victims(loads, slots, self._killed):
             if jsc.killTaskAttempt(task_id, True, REASON):
                 self._killed.add(task_id)
-                self.preempted += 1
                 log.info("preempted Spark task %d for a starved cluster replica", task_id)
 
 

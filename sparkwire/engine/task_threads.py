@@ -15,8 +15,8 @@ job's data work too and are lowered with them. Spark keeps those threads in a po
 once; new ones are found by looking every `INTERVAL` seconds (a task that starts on a new thread runs at the JVM's
 priority until then). Python workers started by a task thread inherit its priority.
 
-Contract: `TaskThreads(pid).start()` looks until the process `pid` ends (a restarted JVM gets its own); `lowered`
-counts the threads lowered. Linux only (elsewhere nothing happens); failures are logged once, never raised.
+Contract: `TaskThreads(pid).start()` looks until the process `pid` ends (a restarted JVM gets its own). Linux
+only (elsewhere nothing happens); failures are logged once, never raised.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -40,8 +41,6 @@ class TaskThreads:
         self._pid = pid
         self._tasks = Path(f"/proc/{pid}/task")
         self._seen: set[str] = set()
-        self._stop = threading.Event()
-        self.lowered = 0
         self._warned = False
 
     def start(self) -> TaskThreads:
@@ -49,11 +48,8 @@ class TaskThreads:
             threading.Thread(target=self._run, name="sparkwire-task-priority", daemon=True).start()
         return self
 
-    def stop(self) -> None:
-        self._stop.set()
-
     def _run(self) -> None:
-        while not self._stop.is_set():
+        while True:
             try:
                 tids = os.listdir(self._tasks)
             except OSError:
@@ -62,7 +58,7 @@ class TaskThreads:
                 if tid not in self._seen:
                     self._look(tid)
             self._seen.intersection_update(tids)
-            self._stop.wait(INTERVAL)
+            time.sleep(INTERVAL)
 
     def _look(self, tid: str) -> None:
         try:
@@ -72,7 +68,6 @@ class TaskThreads:
             self._seen.add(tid)
             if name.startswith(_DATA_THREADS):
                 os.setpriority(os.PRIO_PROCESS, int(tid), TASK_NICENESS)
-                self.lowered += 1
         except (FileNotFoundError, ProcessLookupError):
             return  # the thread ended meanwhile
         except OSError:
