@@ -6,9 +6,9 @@ Starts its own PostgreSQL 15 (tests/support/postgres.py) and `sparkwire serve` (
 tests/differential/schema.sql into both through the same psycopg code (`load_schema`), runs every corpus query on
 both over the simple query protocol and compares what a client sees (`compare`): a query **agrees** when both
 return the same column type OIDs and the same rows with the same text form of every value (in order when the query's
-top level has ORDER BY, as multisets otherwise), or when both fail with the same SQLSTATE. Prints agreement per
-topic and overall, then every disagreement (query, both answers), marking those listed in
-tests/differential/known_disagreements.txt. Exits 1 when a disagreement is not a known one.
+top level has ORDER BY, rows whose sort keys tie in any order among themselves; as multisets otherwise), or when both
+fail with the same SQLSTATE. Prints agreement per topic and overall, then every disagreement (query, both answers),
+marking those listed in tests/differential/known_disagreements.txt. Exits 1 when a disagreement is not a known one.
 tests/differential/test_differential.py runs every K-th query the same way against the test session's servers.
 
 Corpus format: one file per topic, `corpus/<topic>.sql`; a query ends at a line that ends with `;`; lines starting
@@ -19,6 +19,7 @@ file so ids stay put). A known disagreement is a line `<id> <reason>` in known_d
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -164,6 +165,61 @@ def is_ordered(sql: str) -> bool:
     return isinstance(tree, exp.Query) and tree.args.get("order") is not None
 
 
+_TRAILING_POSITIONS = re.compile(r"\bORDER\s+BY\s+(\d+(?:\s*,\s*\d+)*)\s*$", re.I)
+
+
+def order_columns(sql: str) -> list[int] | None:
+    """The output columns the top-level ORDER BY sorts by (positions from 0), when every key is one: a position
+    (`ORDER BY 2`), an output name or alias (`ORDER BY k`), or the text of a select item. None when a key is anything
+    else (an expression that is not output): then the whole row order is compared."""
+    try:
+        tree = sqlglot.parse_one(sql, read="postgres")
+    except (sqlglot.errors.SqlglotError, ValueError):
+        positions = _TRAILING_POSITIONS.search(sql)  # sqlglot cannot parse e.g. ROLLUP over a comparison
+        return [int(p) - 1 for p in positions.group(1).split(",")] if positions else None
+    order = tree.args.get("order") if isinstance(tree, exp.Select) else None
+    if order is None:
+        return None
+    items = tree.expressions
+    if any(isinstance(item, exp.Star) or (isinstance(item, exp.Column) and item.is_star) for item in items):
+        return None
+    names = [item.alias_or_name for item in items]
+    texts = [item.unalias().sql("postgres") for item in items]
+    columns: list[int] = []
+    for ordered in order.expressions:
+        key = ordered.this
+        if isinstance(key, exp.Literal) and key.is_int:
+            columns.append(int(key.name) - 1)
+        elif isinstance(key, exp.Column) and not key.table and names.count(key.name) == 1:
+            columns.append(names.index(key.name))
+        elif texts.count(key.sql("postgres")) == 1:
+            columns.append(texts.index(key.sql("postgres")))
+        else:
+            return None
+    return columns
+
+
+def _runs(rows: Sequence[Row], columns: Sequence[int]) -> list[tuple[Row, list[Row]]]:
+    """Consecutive rows with equal sort keys, as (key, rows sorted) pairs."""
+    runs: list[tuple[Row, list[Row]]] = []
+    for row in rows:
+        key = tuple(row[c] for c in columns)
+        if runs and runs[-1][0] == key:
+            runs[-1][1].append(row)
+        else:
+            runs.append((key, [row]))
+    return [(key, sorted(group, key=_sort_key)) for key, group in runs]
+
+
+def same_order(sql: str, postgres: Sequence[Row], sparkwire: Sequence[Row]) -> bool:
+    """Rows in the order the query asks for: the same sequence of sort keys, and within rows whose keys tie (which
+    ORDER BY leaves in any order, in PostgreSQL as anywhere) the same rows in any order."""
+    if list(postgres) == list(sparkwire):
+        return True
+    columns = order_columns(sql)
+    return columns is not None and _runs(postgres, columns) == _runs(sparkwire, columns)
+
+
 def _sort_key(row: Row) -> tuple[tuple[bool, str], ...]:
     return tuple((v is None, v or "") for v in row)
 
@@ -174,7 +230,7 @@ def compare(sql: str, postgres: Answer, sparkwire: Answer) -> bool:
     if postgres.oids != sparkwire.oids or len(postgres.rows) != len(sparkwire.rows):
         return False
     if is_ordered(sql):
-        return postgres.rows == sparkwire.rows
+        return same_order(sql, postgres.rows, sparkwire.rows)
     return sorted(postgres.rows, key=_sort_key) == sorted(sparkwire.rows, key=_sort_key)
 
 
