@@ -16,7 +16,7 @@ columns). The rules are pg_proc's `prorettype` for the overload PostgreSQL 15's 
 - EXTRACT: numeric; date_part: double precision (the parser marks date_part calls, grammar/dialect.py);
 - to_timestamp (of a text and a format, or of epoch seconds): timestamp with time zone;
 - date_trunc: timestamp for a timestamp, timestamp with time zone for a timestamptz or a date (date → timestamptz
-  is the preferred implicit cast), interval for an interval;
+  is the preferred implicit cast), interval for an interval or a time (cast to interval); age: interval;
 - COALESCE / GREATEST / LEAST: the arguments' common type (select_common_type: unknown literals take the others'
   type, text beats varchar, numbers widen: smallint < integer < bigint < numeric < real < double precision),
   NULLIF: its first argument's type.
@@ -37,11 +37,12 @@ ScalarRule = Callable[[exp.Expr, Typer], str | None]
 
 SMALLINT, INTEGER, BIGINT, NUMERIC = "smallint", "integer", "bigint", "numeric"
 REAL, DOUBLE, TEXT, VARCHAR = "real", "double precision", "text", "character varying"
-DATE, TIMESTAMP, TIMESTAMPTZ, INTERVAL = (
+DATE, TIMESTAMP, TIMESTAMPTZ, INTERVAL, TIME = (
     "date",
     "timestamp without time zone",
     "timestamp with time zone",
     "interval",
+    "time without time zone",
 )
 INTEGERS = (SMALLINT, INTEGER, BIGINT)
 NUMBERS = (*INTEGERS, NUMERIC, REAL, DOUBLE)
@@ -115,6 +116,8 @@ def _date_trunc(node: exp.Expr, typer: Typer) -> str | None:
     found = typer(arg) if arg is not None else None
     if found == DATE:
         return TIMESTAMPTZ
+    if found == TIME:  # a time is cast to interval, date_trunc(text, interval)'s argument (no time overload)
+        return INTERVAL
     return found if found in (TIMESTAMP, TIMESTAMPTZ, INTERVAL) else None
 
 
@@ -185,6 +188,7 @@ SCALAR_NAMES: dict[str, ScalarRule] = {
     "min_scale": _fixed(INTEGER),
     "trim_scale": _fixed(NUMERIC),
     "strpos": _fixed(INTEGER),
+    "age": _fixed(INTERVAL),
 }
 
 

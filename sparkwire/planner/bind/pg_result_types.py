@@ -11,7 +11,8 @@ derived tables and CTEs of `tree`, each output column typed by these rules. A co
 The rules, from PostgreSQL 15's catalog (pg_proc.prorettype by argument type, pg_operator.oprresult):
 - arithmetic `+ - * / %` and unary minus over numbers (`OPERATORS`): the wider of smallint < integer < bigint <
   numeric < double precision; real with real is real, real with anything else double precision; no float `%`;
-  date - date is integer, date ± integer date;
+  date - date is integer, date ± integer date; timestamp - timestamp and time - time interval, a timestamp or time
+  ± interval its own type, an interval literal interval;
 - aggregates and window functions by their argument's type (`AGGREGATES`, `WINDOW_FUNCTIONS`): count, the
   ranking functions bigint, ntile integer, percentile_cont double precision, percentile_disc and mode the
   ordered value's type, lag/lead the common type of the value and its default, sum of smallint/integer bigint
@@ -61,11 +62,24 @@ def canonical(type_name: str) -> str:
 
 _DATE_OPERATORS = {("-", DATE, DATE): INTEGER, ("+", DATE, INTEGER): DATE, ("+", INTEGER, DATE): DATE}
 _DATE_OPERATORS |= {("-", DATE, INTEGER): DATE}
+_TIMESTAMP, _TIMESTAMPTZ, _TIME, _INTERVAL = (
+    "timestamp without time zone", "timestamp with time zone", "time without time zone", "interval",
+)  # fmt: skip
+# timestamp - timestamp, time - time: interval (timestamp_mi, time_mi_time); ± interval keeps the datetime's type
+_DATE_OPERATORS |= {("-", t, t): _INTERVAL for t in (_TIMESTAMP, _TIMESTAMPTZ, _TIME, _INTERVAL)}
+_STAMPS = (DATE, _TIMESTAMP, _TIMESTAMPTZ)  # a date with a timestamp is cast to it
+_DATE_OPERATORS |= {("-", a, b): _INTERVAL for a in _STAMPS for b in _STAMPS if a != b}
+_DATE_OPERATORS |= {("+", DATE, _INTERVAL): _TIMESTAMP, ("-", DATE, _INTERVAL): _TIMESTAMP}
+_DATE_OPERATORS |= {("+", _INTERVAL, DATE): _TIMESTAMP}
+_DATE_OPERATORS |= {("+", _INTERVAL, _INTERVAL): _INTERVAL}
+_DATE_OPERATORS |= {(op, t, _INTERVAL): t for op in "+-" for t in (_TIMESTAMP, _TIMESTAMPTZ, _TIME)}
+_DATE_OPERATORS |= {("+", _INTERVAL, t): t for t in (_TIMESTAMP, _TIMESTAMPTZ, _TIME)}
 
 
 def arithmetic(types: list[str | None], modulo: bool = False, operator: str = "") -> str | None:
     """PostgreSQL's result type of a binary arithmetic operator over numbers (None: not numbers, or no operator);
-    `operator` ('+', '-') also finds date arithmetic (date - date is integer days, date ± integer a date)."""
+    `operator` ('+', '-') also finds date arithmetic (date - date is integer days, date ± integer a date; the other
+    _DATE_OPERATORS: timestamps, times and intervals)."""
     dated = _DATE_OPERATORS.get((operator, types[0] or "", types[1] or "")) if len(types) == 2 else None
     if dated is not None:
         return dated
@@ -197,11 +211,13 @@ def result_type(node: exp.Expr, columns: Columns) -> str | None:
         return _column(node, columns)
     if isinstance(node, exp.Literal):
         return _literal(node)
+    if isinstance(node, exp.Interval):
+        return _INTERVAL
     if isinstance(node, exp.Cast):
         return _cast(node)
     if isinstance(node, exp.Neg):
         found = result_type(node.this, columns)
-        return found if found in (*NUMBERS, REAL) else None
+        return found if found in (*NUMBERS, REAL, _INTERVAL) else None
     if isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div | exp.Mod):
         types = [result_type(node.this, columns), result_type(node.expression, columns)]
         operator = "+" if isinstance(node, exp.Add) else "-" if isinstance(node, exp.Sub) else ""

@@ -12,7 +12,9 @@ unit PostgreSQL abbreviates (`INTERVAL '1 mon'`, `'3 hrs'`) by its full name. `c
 42883, as in PostgreSQL (sqlglot cannot build it: 42601). The prefix operator `@ x` is abs(x) (sqlglot read a
 parameter: `@ -5` was 42601). CUBE, ROLLUP and GROUPING SETS take any expression (`ROLLUP (a, b > 30)`; sqlglot
 stopped at a comparison).
-Keywords stand as column labels where PostgreSQL lets them (labels.py). An EXTRACT written `date_part(…)` carries
+The operators after a typed literal apply to its typed value (`date '2024-01-15'::text` is text; sqlglot cast the
+string to text first and typed the result date). Keywords stand as column labels where PostgreSQL lets them
+(labels.py). An EXTRACT written `date_part(…)` carries
 `meta[DATE_PART]` (the two differ only in their result type).
 """
 
@@ -64,11 +66,31 @@ class PG(Postgres):
             with_collation: bool = False,
         ) -> exp.Expr | None:
             parsed = super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+            if check_func and not allow_identifiers and isinstance(parsed, exp.DataType):
+                self._literal_ops = self._curr is not None and self._curr.token_type == TokenType.STRING
             while isinstance(parsed, exp.DataType) and _is_object_identifier(parsed):
                 if not self._match_pair(TokenType.L_BRACKET, TokenType.R_BRACKET):
                     break
                 parsed = exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[parsed], nested=True)
             return parsed
+
+        def _parse_type(self, parse_interval: bool = True, fallback_to_identifier: bool = False) -> exp.Expr | None:
+            """`date '2024-01-15'::text` is the typed literal cast to text (sqlglot applied the `::text` to the
+            string and typed the result date): the operators after a typed literal apply to the typed value."""
+            self._literal_ops = False
+            parsed = super()._parse_type(parse_interval, fallback_to_identifier)
+            if getattr(self, "_deferred_ops", False) and parsed is not None:
+                self._deferred_ops = False
+                return self._parse_column_ops(parsed)
+            return parsed
+
+        def _parse_column_ops(self, this: exp.Expr | None) -> exp.Expr | None:
+            if getattr(self, "_literal_ops", False):  # the string of a typed literal: its operators come after it
+                self._literal_ops = False
+                if isinstance(this, exp.Literal) and this.is_string:
+                    self._deferred_ops = True
+                    return this
+            return super()._parse_column_ops(this)
 
         def _parse_interval_span(self, this: exp.Expr, parse_function_unit: bool = True) -> exp.Interval:
             interval = super()._parse_interval_span(this, parse_function_unit)

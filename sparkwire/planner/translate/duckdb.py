@@ -34,10 +34,13 @@ from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.duckdb_rules import pg_semantics
 from sparkwire.planner.translate.duckdb_rules.literals import numeric_input_text
 from sparkwire.planner.translate.functions.array_text import constant_array_text
+from sparkwire.planner.translate.functions.interval_results import duckdb_interval_results
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
+from sparkwire.planner.translate.functions.time_ops import time_ops
+from sparkwire.planner.translate.functions.to_char_values import to_char_values
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes
 from sparkwire.planner.translate.mz_now import (
@@ -410,7 +413,9 @@ def to_duckdb(
     # mz_now() not made a literal of the read timestamp yet (session/queries.py does): describing the statement
     out = constant_array_text(lower_div(lower_typeof(tree.copy(), columns)))  # pg_typeof, div, arrays as text,
     out = lower_format(out)  # format and the functions
+    out = cast(exp.Expression, to_char_values(out, columns or {}, duckdb=True))  # to_char of intervals, numbers
     out = lower_functions(out, duckdb=True)  # the engines lack (translate/functions/)
+    out = cast(exp.Expression, duckdb_interval_results(time_ops(out, columns or {}, duckdb=True), columns))  # time
     if mentions_mz_time(tree):  # and `x::mz_timestamp` as the engine's mz_timestamp type
         out = with_mz_timestamp_casts(with_read_ts(out, MZ_NOW_DESCRIBE_TS, "duckdb", columns), "duckdb", columns)
     pg_numerics(out, columns or {}, results_as_text)

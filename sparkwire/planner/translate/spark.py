@@ -14,8 +14,9 @@ top-level SELECT is aliased with `postgres_column_names`), so the engine's Arrow
 report. `$n` parameters become Spark named markers `:p<n>` (bind them with `args={"p1": …}`).
 
 Pipeline: copy -> EARLY_RULES -> annotate types -> values in PostgreSQL's result types (spark_pg_types.py) and its
-numeric quotients (spark_numeric.py) -> `spark_rules.RULES` -> alias outputs -> print with
-`SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL type names (timestamp is TIMESTAMP_NTZ,
+numeric quotients (spark_numeric.py) -> time operators, to_char of intervals and numbers, sum / avg of intervals and
+age() (functions/time_ops.py, to_char_values.py, interval_results.py) -> `spark_rules.RULES` -> alias outputs ->
+print with `SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL type names (timestamp is TIMESTAMP_NTZ,
 timestamptz is TIMESTAMP, unconstrained numeric is DECIMAL(38, 10)). PostgreSQL's NULL ordering (NULLS LAST
 ascending, NULLS FIRST descending) comes from the parsed `Ordered` nodes, which sqlglot prints explicitly.
 """
@@ -36,12 +37,15 @@ from sqlglot.optimizer.qualify import qualify
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.array_text import constant_array_text
+from sparkwire.planner.translate.functions.interval_results import mark_spark_interval_results, spark_interval_results
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
 from sparkwire.planner.translate.functions.spark_numeric_casts import chosen_scales, numeric_casts
 from sparkwire.planner.translate.functions.spark_numeric_math import numeric_math
+from sparkwire.planner.translate.functions.time_ops import interval_types, time_ops
+from sparkwire.planner.translate.functions.to_char_values import to_char_values
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
 from sparkwire.planner.translate.spark_pg_types import pg_result_values
@@ -53,7 +57,7 @@ Schema = Mapping[str, Mapping[str, str]]
 __all__ = ["forbidden_in_spark", "postgres_column_names", "to_spark_sql", "translate"]
 
 # PostgreSQL functions with no faithful Spark translation yet: FeatureNotSupported (0A000) rather than a guess
-UNSUPPORTED_FUNCTIONS = frozenset({"age"})
+UNSUPPORTED_FUNCTIONS: frozenset[str] = frozenset()
 
 
 def _datatype_sql(generator: SparkGenerator, node: exp.DataType) -> str:
@@ -205,8 +209,12 @@ def to_spark_sql(
     tree = numeric_math(tree, schema or {}, results_as_text)  # numeric sqrt/ln/exp/power (functions/)
     if tree.sql(dialect="postgres") != before:  # types as PostgreSQL's: a view's avg() column is numeric, not double
         tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")
+    tree = interval_types(tree)  # timestamp - timestamp is an interval (functions/time_ops.py)
+    tree = time_ops(mark_spark_interval_results(tree, schema or {}), schema or {}, duckdb=False)  # functions/
+    tree = to_char_values(tree, schema or {}, duckdb=False)  # to_char of intervals and numbers (functions/)
     for rule in (*PRE_RULES, *RULES, *POST_RULES):
         tree = rule(tree)
+    tree = spark_interval_results(tree)  # sum / avg of intervals and age() as text (functions/interval_results.py)
     _distinct_branch_names(tree)
     _alias_outputs(tree, names)
     return str(tree.sql(dialect=SparkPostgres))

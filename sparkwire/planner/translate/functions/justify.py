@@ -35,7 +35,7 @@ def _scaled(name: str, factor: int, value: exp.Expr) -> exp.Expr:
     return part if factor == 1 else exp.Mul(this=part, expression=exp.cast(exp.Literal.number(factor), "bigint"))
 
 
-def _parts(interval: exp.Expr) -> list[exp.Expr]:
+def interval_parts(interval: exp.Expr) -> list[exp.Expr]:
     """An interval's months, days and microseconds (DuckDB's datepart)."""
     value = exp.cast(interval.copy(), "interval")
     months = exp.Add(this=_scaled("year", 12, value), expression=_part("month", value))
@@ -49,7 +49,7 @@ def _justified(node: exp.Expr) -> exp.Expr:
     kind = _KINDS.get(type(node))
     if kind is None:
         return node
-    call = exp.Anonymous(this=JUSTIFY, expressions=[exp.Literal.string(kind), *_parts(node.this)])
+    call = exp.Anonymous(this=JUSTIFY, expressions=[exp.Literal.string(kind), *interval_parts(node.this)])
     return exp.cast(call, "interval")
 
 
@@ -65,7 +65,7 @@ def duckdb_interval_text(tree: exp.Expr) -> exp.Expr:
     (`-1 day 02:00:00`, `1 month`) where PostgreSQL's is `-1 days +02:00:00`, `1 mon`."""
     for node in list(tree.find_all(exp.Cast)):
         if node.to.is_type(exp.DType.TEXT, exp.DType.VARCHAR) and not node.to.expressions and _is_interval(node.this):
-            node.replace(exp.Anonymous(this=INTERVAL_TEXT, expressions=_parts(node.this)))
+            node.replace(exp.Anonymous(this=INTERVAL_TEXT, expressions=interval_parts(node.this)))
     return tree
 
 

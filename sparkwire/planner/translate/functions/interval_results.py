@@ -1,0 +1,215 @@
+"""sum(interval), avg(interval) and age(): interval values PostgreSQL computes field by field.
+
+PostgreSQL sums an interval's months, days and microseconds apart (`817 days 86:05:49.499`: no justification),
+avg(interval) divides that sum by the count as interval_div does (fractional months into days at 30 a month,
+fractional days into time, the time rounded to the microsecond), and age(x, y) is timestamp_age's symbolic
+difference (functions/pg_age.py). DuckDB keeps an interval's three parts but has no sum(interval); Spark's
+intervals are months alone or a duration (functions/interval_text.py), so these values exist on Spark only as text.
+
+Contract (an argument is an interval when planner/bind/pg_result_types.result_type types it so):
+- `duckdb_interval_results(tree, columns)`: sum / avg of an interval → the interval built from the sums of its parts
+  (to_months + to_days + to_microseconds, avg by interval_div's arithmetic); age stays DuckDB's age, which is
+  PostgreSQL's. With `columns` (the statement reads user relations: it is described here and runs on Spark), such a
+  call that is a result column of the statement's top SELECT, not named by its ORDER BY (text orders otherwise), is
+  that interval's text (`sw_interval_text`, described as interval by pg_result_types), as Spark computes it.
+- `mark_spark_interval_results(tree, schema)` (before the Spark rules) and `spark_interval_results(tree)` (after):
+  the same result columns become their text on Spark: sum and avg over the days and the time within the day of each
+  duration (the parts the wire gives a Spark interval), age symbolically. An age() elsewhere is 0A000: no Spark
+  value holds it. sum / avg elsewhere stay Spark's (a duration: the same span, justified into days).
+Aggregates with DISTINCT, FILTER or OVER are left as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from sparkwire import errors
+from sparkwire.engine.pg_functions import INTERVAL_TEXT
+from sparkwire.planner.bind.pg_result_types import result_type
+from sparkwire.planner.translate.functions.interval_text import bind, duration_parts, interval_text, number
+from sparkwire.planner.translate.functions.justify import interval_parts
+from sparkwire.planner.translate.functions.pg_age import spark_age
+from sparkwire.planner.translate.functions.time_ops import typed_columns
+
+Columns = Mapping[str, Mapping[str, str]]
+INTERVAL, TIMESTAMPTZ = "interval", "timestamp with time zone"
+_MARK = "sparkwire_interval_result"
+
+
+def _fn(name: str, *args: exp.Expr) -> exp.Expr:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _paren(node: exp.Expr) -> exp.Expr:
+    return exp.Paren(this=node)
+
+
+def _is_age(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.lower() == "age" and len(node.expressions) in (1, 2)
+
+
+def _interval_aggregate(node: exp.Expr, known: Columns) -> bool:
+    if not isinstance(node, exp.Sum | exp.Avg) or isinstance(node.parent, exp.Filter | exp.Window):
+        return False
+    return not isinstance(node.this, exp.Distinct) and result_type(node.this, known) == INTERVAL
+
+
+def _result_column(node: exp.Expr, root: exp.Expr) -> bool:
+    """`node` is a result column of the statement's top SELECT (aliased or not) that its ORDER BY does not name
+    (by alias or position: the text would order as text)."""
+    at = node.parent if isinstance(node.parent, exp.Alias) else node
+    if not (isinstance(root, exp.Select) and at.parent is root and at.arg_key == "expressions"):
+        return False
+    order = root.args.get("order")
+    keys = [o.this for o in order.expressions] if isinstance(order, exp.Order) else []
+    position = str(next(n for n, e in enumerate(root.expressions, 1) if e is at))
+    named = at.alias if isinstance(at, exp.Alias) else ""
+    return not any(
+        (isinstance(k, exp.Literal) and not k.is_string and k.this == position)
+        or (isinstance(k, exp.Column) and not k.table and named and k.name == named)
+        for k in keys
+    )
+
+
+def _matches(tree: exp.Expr, known: Columns) -> list[exp.Expr]:
+    return [n for n in tree.walk() if _is_age(n) or _interval_aggregate(n, known)]
+
+
+# ---- DuckDB ------------------------------------------------------------------------------------------------------
+
+
+def _as_double(value: exp.Expr) -> exp.Expr:
+    return exp.cast(value, "double")
+
+
+def _trunc(value: exp.Expr) -> exp.Expr:
+    return _fn("trunc", value)
+
+
+def _tsround(value: exp.Expr) -> exp.Expr:
+    """PostgreSQL's TSROUND: to the microsecond, half to even."""
+    scaled = _fn("round_even", exp.Mul(this=_paren(value), expression=number(1_000_000)), number(0))
+    return _paren(exp.Div(this=scaled, expression=exp.Literal.number("1000000.0")))
+
+
+def _interval(months: exp.Expr, days: exp.Expr, micros: exp.Expr) -> exp.Expr:
+    parts = [_fn("to_months", exp.cast(months, "int")), _fn("to_days", exp.cast(days, "int"))]
+    total = exp.Add(this=parts[0], expression=parts[1])
+    return _paren(exp.Add(this=total, expression=_fn("to_microseconds", exp.cast(micros, "bigint"))))
+
+
+def _duckdb_avg(months: exp.Expr, days: exp.Expr, micros: exp.Expr, count: exp.Expr) -> exp.Expr:
+    """interval_div(sum, count) over the sums of the parts."""
+    n = _as_double(_fn("nullif", count, number(0)))
+
+    def share(value: exp.Expr) -> exp.Expr:
+        return _paren(exp.Div(this=_as_double(value.copy()), expression=n.copy()))
+
+    whole_months = _trunc(share(months))
+    remainder_days = _tsround(exp.Mul(this=_paren(exp.Sub(this=share(months), expression=whole_months.copy())),
+                                      expression=number(30)))  # fmt: skip
+    whole_days = _trunc(share(days))
+    spill = exp.Sub(this=remainder_days.copy(), expression=_trunc(remainder_days.copy()))
+    day_fraction = exp.Add(this=exp.Sub(this=share(days), expression=whole_days.copy()), expression=spill)
+    seconds = _tsround(exp.Mul(this=_paren(day_fraction), expression=number(86400)))
+    carry = exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=exp.Abs(this=seconds.copy()), expression=number(86400)),
+                    true=_trunc(exp.Div(this=seconds.copy(), expression=number(86400))))],
+        default=number(0),
+    )  # fmt: skip
+    seconds_left = exp.Sub(this=seconds, expression=exp.Mul(this=_paren(carry.copy()), expression=number(86400)))
+    all_days = exp.Add(this=exp.Add(this=whole_days, expression=_paren(carry)), expression=_trunc(remainder_days))
+    spread = exp.Mul(this=_paren(seconds_left), expression=number(1_000_000))
+    time = _fn("round_even", exp.Add(this=share(micros), expression=spread), number(0))
+    return _interval(whole_months, all_days, time)
+
+
+def _duckdb_value(node: exp.Expr) -> exp.Expr:
+    if _is_age(node):
+        return node
+    assert isinstance(node, exp.Sum | exp.Avg)
+    value = node.this
+    sums = [exp.Sum(this=part) for part in interval_parts(value)]
+    if isinstance(node, exp.Sum):
+        return _interval(sums[0], sums[1], sums[2])
+    return _duckdb_avg(sums[0], sums[1], sums[2], exp.Count(this=value.copy()))
+
+
+def duckdb_interval_results(tree: exp.Expr, columns: Columns | None) -> exp.Expr:
+    if not any(isinstance(n, exp.Sum | exp.Avg) or _is_age(n) for n in tree.walk()):
+        return tree
+    known = typed_columns(tree, columns or {})
+    for node in _matches(tree, known):
+        value = _duckdb_value(node)
+        if columns is not None and _result_column(node, tree):
+            value = _fn(INTERVAL_TEXT, *interval_parts(value))
+        if value is not node:
+            node.replace(value)
+    return tree
+
+
+# ---- Spark -------------------------------------------------------------------------------------------------------
+
+
+def _spark_age(node: exp.Expr) -> exp.Expr:
+    args = list(node.expressions)
+    kind = exp.DType.TIMESTAMPTZ if node.meta.get(_MARK) == TIMESTAMPTZ else exp.DType.TIMESTAMP
+    if len(args) == 1:
+        args.insert(0, exp.cast(exp.CurrentDate(), kind))
+    return spark_age(args[0].copy(), args[1].copy(), kind)
+
+
+def mark_spark_interval_results(tree: exp.Expr, schema: Columns) -> exp.Expr:
+    if not any(isinstance(n, exp.Sum | exp.Avg) or _is_age(n) for n in tree.walk()):
+        return tree
+    known = typed_columns(tree, schema)
+    for node in _matches(tree, known):
+        if not _result_column(node, tree):
+            if _is_age(node):
+                raise errors.FeatureNotSupported(
+                    "age() is supported on Spark only as a result column the query does not order by"
+                )
+            continue
+        tz = _is_age(node) and any(result_type(a, known) == TIMESTAMPTZ for a in node.expressions)
+        node.meta[_MARK] = TIMESTAMPTZ if tz else INTERVAL  # replaced after the rules, over their arguments
+    return tree
+
+
+def _spark_avg(v: dict[str, exp.Expr]) -> exp.Expr:
+    """interval_div(sum, count) of a sum with no months."""
+    share = exp.Div(this=exp.cast(v["d"].copy(), "double"), expression=exp.cast(v["n"].copy(), "double"))
+    whole = exp.cast(share.copy(), "int")
+    fraction = exp.Mul(this=_paren(exp.Sub(this=share, expression=whole.copy())), expression=number(86400))
+    seconds = exp.Div(this=_fn("rint", exp.Mul(this=_paren(fraction), expression=number(1_000_000))),
+                      expression=exp.Literal.number("1000000.0"))  # fmt: skip
+    return bind({"q": whole, "s": seconds, "u": v["u"].copy(), "n": v["n"].copy()}, _spark_avg_time, "_sw_avg2")
+
+
+def _spark_avg_time(v: dict[str, exp.Expr]) -> exp.Expr:
+    over = exp.GTE(this=exp.Abs(this=v["s"].copy()), expression=number(86400))
+    carry = exp.Case(ifs=[exp.If(this=over, true=exp.cast(exp.Div(this=v["s"].copy(), expression=number(86400)),
+                                                           "int"))], default=number(0))  # fmt: skip
+    seconds = exp.Sub(this=v["s"].copy(), expression=exp.Mul(this=_paren(carry.copy()), expression=number(86400)))
+    share = exp.Div(this=exp.cast(v["u"].copy(), "double"), expression=exp.cast(v["n"].copy(), "double"))
+    time = _fn("rint", exp.Add(this=share, expression=exp.Mul(this=_paren(seconds), expression=number(1_000_000))))
+    return interval_text(number(0), exp.Add(this=v["q"].copy(), expression=_paren(carry)), time)
+
+
+def _spark_text(node: exp.Sum | exp.Avg) -> exp.Expr:
+    days, micros = duration_parts(node.this)
+    sums = {"d": exp.Sum(this=days), "u": exp.Sum(this=micros)}
+    if isinstance(node, exp.Sum):
+        return bind(sums, lambda v: interval_text(number(0), v["d"], v["u"]), "_sw_sum")
+    count = exp.func("nullif", exp.Count(this=node.this.copy()), number(0))
+    return bind({**sums, "n": count}, _spark_avg, "_sw_avg")
+
+
+def spark_interval_results(tree: exp.Expr) -> exp.Expr:
+    for node in [n for n in tree.walk() if n.meta.get(_MARK)]:
+        if isinstance(node, exp.Sum | exp.Avg):
+            node.replace(_spark_text(node))
+        elif _is_age(node):
+            node.replace(_spark_age(node))
+    return tree
