@@ -34,6 +34,21 @@ CLASSES = {
         "sum(at - timestamp '2030-01-01') FROM events WHERE id > 100"
     ),
     "avg of intervals over a whole table": "SELECT avg(at - timestamp '2024-01-01'), sum(at - day) FROM events",
+    "sum and avg of intervals ordered by their result column, with FILTER and over windows": (
+        "SELECT kind, sum(at - day) AS s, avg(at - day) FILTER (WHERE id > 2), count(*) FROM events GROUP BY kind "
+        "ORDER BY s DESC, 3"
+    ),
+    "sum and avg of intervals as window functions": (
+        "SELECT id, sum(at - day) OVER (ORDER BY id), avg(at - timestamp '2024-01-01') OVER (PARTITION BY kind) "
+        "FROM events ORDER BY id"
+    ),
+    "constant: sum and avg of intervals over windows and with FILTER": (
+        "SELECT sum(x) OVER (ORDER BY n), avg(x) FILTER (WHERE n > 1) OVER () FROM (VALUES (1, interval '1 day "
+        "23 hours'), (2, interval '23 hours'), (3, interval '-1 mon 3 days')) v(n, x) ORDER BY n"
+    ),
+    "age() ordered by its result column": (
+        "SELECT id, age(at, timestamp '2022-02-28') AS a FROM events ORDER BY a DESC, id"
+    ),
     "constant: sum and avg of intervals with months, negative parts and NULLs": (
         "SELECT sum(x), avg(x), sum(-x), avg(y) FROM (VALUES (interval '1 day 23 hours', interval '1 mon'), "
         "(interval '23 hours', interval '2 mons 3 days'), (interval '-3 days 4 hours', NULL), "

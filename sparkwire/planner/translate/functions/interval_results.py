@@ -10,13 +10,14 @@ Contract (an argument is an interval when planner/bind/pg_result_types.result_ty
 - `duckdb_interval_results(tree, columns)`: sum / avg of an interval → the interval built from the sums of its parts
   (to_months + to_days + to_microseconds, avg by interval_div's arithmetic); age stays DuckDB's age, which is
   PostgreSQL's. With `columns` (the statement reads user relations: it is described here and runs on Spark), such a
-  call that is a result column of the statement's top SELECT, not named by its ORDER BY (text orders otherwise), is
-  that interval's text (`sw_interval_text`, described as interval by pg_result_types), as Spark computes it.
+  call that is a result column of the statement's top SELECT is that interval's text (`sw_interval_text`,
+  described as interval by pg_result_types), as Spark computes it.
 - `mark_spark_interval_results(tree, schema)` (before the Spark rules) and `spark_interval_results(tree)` (after):
   the same result columns become their text on Spark: sum and avg over the days and the time within the day of each
-  duration (the parts the wire gives a Spark interval), age symbolically. An age() elsewhere is 0A000: no Spark
-  value holds it. sum / avg elsewhere stay Spark's (a duration: the same span, justified into days).
-Aggregates with DISTINCT, FILTER or OVER are left as written.
+  duration (the parts the wire gives a Spark interval), age symbolically; an ORDER BY naming such a column orders
+  by the value (Spark's own aggregate, age()'s span). An age() elsewhere is 0A000: no Spark value holds it. sum / avg
+  elsewhere (in a derived table, a set operation) stay Spark's: a duration, the same span justified into days.
+FILTER and OVER are kept around the parts' sums; sum / avg with DISTINCT are left as written.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from sparkwire.planner.translate.functions.time_ops import typed_columns
 Columns = Mapping[str, Mapping[str, str]]
 INTERVAL, TIMESTAMPTZ = "interval", "timestamp with time zone"
 _MARK = "sparkwire_interval_result"
+_KEY = "key:"  # an ORDER BY key's age(): its span, not its text
 
 
 def _fn(name: str, *args: exp.Expr) -> exp.Expr:
@@ -51,26 +53,51 @@ def _is_age(node: exp.Expr) -> bool:
 
 
 def _interval_aggregate(node: exp.Expr, known: Columns) -> bool:
-    if not isinstance(node, exp.Sum | exp.Avg) or isinstance(node.parent, exp.Filter | exp.Window):
+    if not isinstance(node, exp.Sum | exp.Avg):
         return False
     return not isinstance(node.this, exp.Distinct) and result_type(node.this, known) == INTERVAL
 
 
+def _outer(node: exp.Expr) -> exp.Expr:
+    """The aggregate with its FILTER and OVER around it."""
+    while isinstance(node.parent, exp.Filter | exp.Window) and node.arg_key == "this":
+        node = node.parent
+    return node
+
+
+def _rewrap(node: exp.Expr, replacement: exp.Expr) -> exp.Expr:
+    """`replacement` inside a copy of the FILTER and OVER around `node`."""
+    outer = _outer(node)
+    if outer is node:
+        return replacement
+    copied = outer.copy()
+    inner = copied
+    while isinstance(inner.this, exp.Filter | exp.Window):
+        inner = inner.this
+    inner.set("this", replacement)
+    return copied
+
+
 def _result_column(node: exp.Expr, root: exp.Expr) -> bool:
-    """`node` is a result column of the statement's top SELECT (aliased or not) that its ORDER BY does not name
-    (by alias or position: the text would order as text)."""
-    at = node.parent if isinstance(node.parent, exp.Alias) else node
-    if not (isinstance(root, exp.Select) and at.parent is root and at.arg_key == "expressions"):
-        return False
+    """`node` is a result column of the statement's top SELECT (aliased or not)."""
+    outer = _outer(node)
+    at = outer.parent if isinstance(outer.parent, exp.Alias) else outer
+    return isinstance(root, exp.Select) and at.parent is root and at.arg_key == "expressions"
+
+
+def _order_keys(node: exp.Expr, root: exp.Select) -> list[exp.Ordered]:
+    """The ORDER BY keys of `root` that name the result column `node` (by position or alias)."""
+    outer = _outer(node)
+    at = outer.parent if isinstance(outer.parent, exp.Alias) else outer
     order = root.args.get("order")
-    keys = [o.this for o in order.expressions] if isinstance(order, exp.Order) else []
     position = str(next(n for n, e in enumerate(root.expressions, 1) if e is at))
     named = at.alias if isinstance(at, exp.Alias) else ""
-    return not any(
-        (isinstance(k, exp.Literal) and not k.is_string and k.this == position)
-        or (isinstance(k, exp.Column) and not k.table and named and k.name == named)
-        for k in keys
-    )
+    return [
+        o
+        for o in (order.expressions if isinstance(order, exp.Order) else [])
+        if (isinstance(o.this, exp.Literal) and not o.this.is_string and o.this.this == position)
+        or (isinstance(o.this, exp.Column) and not o.this.table and named and o.this.name == named)
+    ]
 
 
 def _matches(tree: exp.Expr, known: Columns) -> list[exp.Expr]:
@@ -131,10 +158,10 @@ def _duckdb_value(node: exp.Expr) -> exp.Expr:
         return node
     assert isinstance(node, exp.Sum | exp.Avg)
     value = node.this
-    sums = [exp.Sum(this=part) for part in interval_parts(value)]
+    sums = [_rewrap(node, exp.Sum(this=part)) for part in interval_parts(value)]
     if isinstance(node, exp.Sum):
         return _interval(sums[0], sums[1], sums[2])
-    return _duckdb_avg(sums[0], sums[1], sums[2], exp.Count(this=value.copy()))
+    return _duckdb_avg(sums[0], sums[1], sums[2], _rewrap(node, exp.Count(this=value.copy())))
 
 
 def duckdb_interval_results(tree: exp.Expr, columns: Columns | None) -> exp.Expr:
@@ -142,11 +169,11 @@ def duckdb_interval_results(tree: exp.Expr, columns: Columns | None) -> exp.Expr
         return tree
     known = typed_columns(tree, columns or {})
     for node in _matches(tree, known):
-        value = _duckdb_value(node)
+        value, outer = _duckdb_value(node), _outer(node)
         if columns is not None and _result_column(node, tree):
             value = _fn(INTERVAL_TEXT, *interval_parts(value))
         if value is not node:
-            node.replace(value)
+            outer.replace(value)
     return tree
 
 
@@ -155,25 +182,33 @@ def duckdb_interval_results(tree: exp.Expr, columns: Columns | None) -> exp.Expr
 
 def _spark_age(node: exp.Expr) -> exp.Expr:
     args = list(node.expressions)
-    kind = exp.DType.TIMESTAMPTZ if node.meta.get(_MARK) == TIMESTAMPTZ else exp.DType.TIMESTAMP
+    mark = str(node.meta.get(_MARK))
+    kind = exp.DType.TIMESTAMPTZ if mark.endswith(TIMESTAMPTZ) else exp.DType.TIMESTAMP
     if len(args) == 1:
         args.insert(0, exp.cast(exp.CurrentDate(), kind))
-    return spark_age(args[0].copy(), args[1].copy(), kind)
+    return spark_age(args[0].copy(), args[1].copy(), kind, key=mark.startswith(_KEY))
 
 
 def mark_spark_interval_results(tree: exp.Expr, schema: Columns) -> exp.Expr:
+    """Marks the result columns to compute as text (after the rules); an ORDER BY naming one orders by the value:
+    a copy of the aggregate (Spark's duration orders as PostgreSQL's interval), or age()'s span in microseconds."""
     if not any(isinstance(n, exp.Sum | exp.Avg) or _is_age(n) for n in tree.walk()):
         return tree
     known = typed_columns(tree, schema)
     for node in _matches(tree, known):
         if not _result_column(node, tree):
             if _is_age(node):
-                raise errors.FeatureNotSupported(
-                    "age() is supported on Spark only as a result column the query does not order by"
-                )
+                raise errors.FeatureNotSupported("age() is supported on Spark only as a result column")
             continue
+        assert isinstance(tree, exp.Select)
         tz = _is_age(node) and any(result_type(a, known) == TIMESTAMPTZ for a in node.expressions)
-        node.meta[_MARK] = TIMESTAMPTZ if tz else INTERVAL  # replaced after the rules, over their arguments
+        mark = TIMESTAMPTZ if tz else INTERVAL
+        for ordered in _order_keys(node, tree):
+            key = _outer(node).copy()
+            if _is_age(node):
+                key.meta[_MARK] = _KEY + mark
+            ordered.set("this", key)
+        node.meta[_MARK] = mark  # replaced after the rules, over their arguments
     return tree
 
 
@@ -199,17 +234,17 @@ def _spark_avg_time(v: dict[str, exp.Expr]) -> exp.Expr:
 
 def _spark_text(node: exp.Sum | exp.Avg) -> exp.Expr:
     days, micros = duration_parts(node.this)
-    sums = {"d": exp.Sum(this=days), "u": exp.Sum(this=micros)}
+    sums = {"d": _rewrap(node, exp.Sum(this=days)), "u": _rewrap(node, exp.Sum(this=micros))}
     if isinstance(node, exp.Sum):
         return bind(sums, lambda v: interval_text(number(0), v["d"], v["u"]), "_sw_sum")
-    count = exp.func("nullif", exp.Count(this=node.this.copy()), number(0))
+    count = exp.func("nullif", _rewrap(node, exp.Count(this=node.this.copy())), number(0))
     return bind({**sums, "n": count}, _spark_avg, "_sw_avg")
 
 
 def spark_interval_results(tree: exp.Expr) -> exp.Expr:
     for node in [n for n in tree.walk() if n.meta.get(_MARK)]:
         if isinstance(node, exp.Sum | exp.Avg):
-            node.replace(_spark_text(node))
+            _outer(node).replace(_spark_text(node))
         elif _is_age(node):
             node.replace(_spark_age(node))
     return tree

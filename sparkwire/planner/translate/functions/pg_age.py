@@ -5,7 +5,8 @@ to `timestamp_type` (TIMESTAMP or TIMESTAMPTZ: a date is a timestamp at midnight
 timestamp_age: the symbolic difference of the later and the earlier timestamp's fields (years, months, days and
 the time of day), each negative field borrowed from the next larger one (a day is the earlier timestamp's month
 length, as many times as it takes; a month 12 months), the result negated when x < y. The fields of a timestamptz
-are read in the session's time zone, as PostgreSQL's are. NULL when either argument is NULL.
+are read in the session's time zone, as PostgreSQL's are. NULL when either argument is NULL. With `key`, the
+value is instead the interval's span in microseconds (interval_cmp_value: a month is 30 days), to order by.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def _borrows(value: exp.Expr, size: exp.Expr) -> exp.Expr:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=value.copy(), expression=number(0)), true=once)], default=number(0))
 
 
-def _fields(v: dict[str, exp.Expr]) -> exp.Expr:
+def _fields(v: dict[str, exp.Expr], key: bool) -> exp.Expr:
     """The borrowed fields of later - earlier, as an interval's text with the sign."""
     time = _sub(_time_of_day(v["a"]), _time_of_day(v["b"]))
     borrows = exp.LT(this=time.copy(), expression=number(0))
@@ -67,10 +68,10 @@ def _fields(v: dict[str, exp.Expr]) -> exp.Expr:
         "y": _field_difference("year", v["a"], v["b"]),
         "n": v["n"].copy(),
     }
-    return bind(step, _borrowed, "_sw_age2")
+    return bind(step, lambda w: _borrowed(w, key), "_sw_age2")
 
 
-def _borrowed(v: dict[str, exp.Expr]) -> exp.Expr:
+def _borrowed(v: dict[str, exp.Expr], key: bool) -> exp.Expr:
     day_borrows = _borrows(v["d"], v["l"])
     days = _add(v["d"].copy(), _mul(day_borrows.copy(), v["l"].copy()))
     months = _sub(v["m"].copy(), day_borrows)
@@ -84,10 +85,13 @@ def _borrowed(v: dict[str, exp.Expr]) -> exp.Expr:
     def signed(value: exp.Expr) -> exp.Expr:
         return _mul(sign.copy(), exp.Paren(this=value))
 
+    if key:  # interval_cmp_value: (months * 30 + days) days and the time, in microseconds
+        span_days = _add(_mul(total_months, number(30)), days)
+        return _add(_mul(signed(span_days), number(DAY_MICROS)), signed(v["t"].copy()))
     return interval_text(signed(total_months), signed(days), signed(v["t"].copy()))
 
 
-def spark_age(x: exp.Expr, y: exp.Expr, timestamp_type: exp.DType) -> exp.Expr:
+def spark_age(x: exp.Expr, y: exp.Expr, timestamp_type: exp.DType, key: bool = False) -> exp.Expr:
     first, second = exp.cast(x, timestamp_type), exp.cast(y, timestamp_type)
     earlier_first = exp.LT(this=first.copy(), expression=second.copy())
     ends = {
@@ -95,4 +99,4 @@ def spark_age(x: exp.Expr, y: exp.Expr, timestamp_type: exp.DType) -> exp.Expr:
         "b": exp.Case(ifs=[exp.If(this=earlier_first.copy(), true=first.copy())], default=second.copy()),
         "n": exp.func("coalesce", earlier_first, exp.false()),
     }
-    return bind(ends, _fields, "_sw_age1")
+    return bind(ends, lambda v: _fields(v, key), "_sw_age1")
