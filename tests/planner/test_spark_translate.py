@@ -364,6 +364,20 @@ def test_unsupported_function_is_0A000() -> None:
         translate("SELECT a FROM t WHERE age(ts) > interval '1 day'", SCHEMA)
 
 
+def test_interval_sums_read_by_another_select_are_0A000() -> None:
+    """sum/avg of intervals are PostgreSQL's text as the query's result columns; projected by a derived table, a set
+    operation or a scalar subquery Spark's justified duration would differ from PostgreSQL's value: 0A000."""
+    assert "ELEMENT_AT" in translate("SELECT sum(ts - d) FROM t", SCHEMA)
+    translate("SELECT a FROM t GROUP BY a HAVING avg(ts - d) > interval '1 hour' ORDER BY sum(ts - d)", SCHEMA)
+    for nested in (
+        "SELECT s FROM (SELECT sum(ts - d) AS s FROM t) x",
+        "SELECT sum(ts - d) FROM t UNION ALL SELECT sum(d - ts) FROM t",
+        "SELECT (SELECT avg(ts - d) FROM t)",
+    ):
+        with pytest.raises(errors.FeatureNotSupported):
+            translate(nested, SCHEMA)
+
+
 def test_postgres_column_names() -> None:
     query = sqlglot.parse_one(
         "SELECT a, t.b, a + 1, count(*), CAST(1 AS int), 'x'::text, s::text, now(), CASE WHEN true THEN 1 END, "

@@ -15,8 +15,9 @@ Contract (an argument is an interval when planner/bind/pg_result_types.result_ty
 - `mark_spark_interval_results(tree, schema)` (before the Spark rules) and `spark_interval_results(tree)` (after):
   the same result columns become their text on Spark: sum and avg over the days and the time within the day of each
   duration (the parts the wire gives a Spark interval), age symbolically; an ORDER BY naming such a column orders
-  by the value (Spark's own aggregate, age()'s span). An age() elsewhere is 0A000: no Spark value holds it. sum / avg
-  elsewhere (in a derived table, a set operation) stay Spark's: a duration, the same span justified into days.
+  by the value (Spark's own aggregate, age()'s span). An age() elsewhere is 0A000: no Spark value holds it, and so is
+  sum / avg projected by another SELECT (a derived table, a set operation, a scalar subquery); in WHERE, HAVING or
+  ORDER BY they stay Spark's (a duration: the same span, which compares as PostgreSQL's interval).
 FILTER and OVER are kept around the parts' sums; sum / avg with DISTINCT are left as written.
 """
 
@@ -83,6 +84,13 @@ def _result_column(node: exp.Expr, root: exp.Expr) -> bool:
     outer = _outer(node)
     at = outer.parent if isinstance(outer.parent, exp.Alias) else outer
     return isinstance(root, exp.Select) and at.parent is root and at.arg_key == "expressions"
+
+
+def _projected(node: exp.Expr) -> bool:
+    """`node` is a projection of some SELECT (a derived table's, a set operation's branch, a scalar subquery's)."""
+    outer = _outer(node)
+    at = outer.parent if isinstance(outer.parent, exp.Alias) else outer
+    return isinstance(at.parent, exp.Select) and at.arg_key == "expressions"
 
 
 def _order_keys(node: exp.Expr, root: exp.Select) -> list[exp.Ordered]:
@@ -199,6 +207,11 @@ def mark_spark_interval_results(tree: exp.Expr, schema: Columns) -> exp.Expr:
         if not _result_column(node, tree):
             if _is_age(node):
                 raise errors.FeatureNotSupported("age() is supported on Spark only as a result column")
+            if _projected(node):  # a value another SELECT reads: Spark's duration would be justified into days
+                name = type(node).__name__.lower()
+                raise errors.FeatureNotSupported(
+                    f"{name}(interval) is supported on Spark only as a result column of the query's SELECT"
+                )
             continue
         assert isinstance(tree, exp.Select)
         tz = _is_age(node) and any(result_type(a, known) == TIMESTAMPTZ for a in node.expressions)
