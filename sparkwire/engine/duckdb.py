@@ -14,6 +14,8 @@ duckdb_errors). `write_generation` grows after every statement run with `command
 connection (every write to the database goes through them; reads go through `query`), so an answer computed at
 one generation is still the answer while the generation stays (planner/execute/result_cache.py); `volatile_functions`
 names DuckDB's own functions whose results are not a function of their arguments (random, now, nextval, …).
+`set_catch_up(marker, fn)`: every connection (but those made with `catches_up=False`) calls `fn` before a statement
+whose text names `marker`: the introspection store applies catalog changes when they are first read.
 """
 
 from __future__ import annotations
@@ -48,6 +50,19 @@ def _no_write() -> None:
     pass
 
 
+class _CatchUp:
+    """Brings a lazily kept part of the database up to date before a statement that names it (`set_catch_up`)."""
+
+    def __init__(self) -> None:
+        self.marker = ""
+        self.fn: Callable[[], None] | None = None
+
+    def before(self, sql: str) -> None:
+        fn = self.fn
+        if fn is not None and self.marker in sql:
+            fn()
+
+
 class DuckDBEngine:
     def __init__(self, path: Path | None, own_files: Path | None = None) -> None:
         """A database in the file at `path`, or in memory when `path` is None. File access is off, except for
@@ -67,6 +82,7 @@ class DuckDBEngine:
             raise map_duckdb_error(exc) from None
         self._lock = threading.Lock()
         self._writes = 0
+        self._catch_up = _CatchUp()
         self.volatile_functions = frozenset(
             str(name)
             for (name,) in self._db.execute(
@@ -106,13 +122,22 @@ class DuckDBEngine:
             null_handling="special" if null_handling else "default",
         )
 
-    def connect(self, *, counts_writes: bool = True) -> DuckDBConnection:
+    def set_catch_up(self, marker: str, fn: Callable[[], None]) -> None:
+        """Before a connection runs a statement whose text contains `marker`, call `fn` (on that thread): a part of
+        the database kept up to date lazily (the introspection store, named by its catalog) is brought up to date
+        before anyone reads it. `fn` must be cheap when there is nothing to do."""
+        self._catch_up.marker, self._catch_up.fn = marker, fn
+
+    def connect(self, *, counts_writes: bool = True, catches_up: bool = True) -> DuckDBConnection:
         """A connection of its own. `counts_writes=False`: its writes do not move `write_generation` (the workload
-        relations' writers: their relations are never cached, so their writes need not invalidate anything)."""
+        relations' writers: their relations are never cached, so their writes need not invalidate anything).
+        `catches_up=False`: its statements never call the catch-up (the connection that does the catching up)."""
         with self._lock:
             cursor = self._db.cursor()
         cursor.execute("SET schema = 'public'")
-        return DuckDBConnection(cursor, self.wrote if counts_writes else _no_write)
+        return DuckDBConnection(
+            cursor, self.wrote if counts_writes else _no_write, self._catch_up.before if catches_up else None
+        )
 
     def close(self) -> None:
         self._db.close()
@@ -131,11 +156,23 @@ def _batches(reader: pa.RecordBatchReader) -> Iterator[pa.RecordBatch]:
 
 
 class DuckDBConnection:
-    def __init__(self, cursor: duckdb.DuckDBPyConnection, wrote: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        cursor: duckdb.DuckDBPyConnection,
+        wrote: Callable[[], None],
+        catch_up: Callable[[str], None] | None = None,
+    ) -> None:
         self._con = cursor
         self._wrote = wrote
+        self._catch_up = catch_up
+
+    def note_write(self) -> None:
+        """Count a change of what reads through this engine answer, made elsewhere (`write_generation`)."""
+        self._wrote()
 
     def _relation(self, sql: str, params: Sequence[object]) -> duckdb.DuckDBPyRelation | None:
+        if self._catch_up is not None:
+            self._catch_up(sql)
         try:
             return self._con.sql(sql, params=list(params) if params else None)
         except duckdb.Error as exc:
@@ -149,13 +186,18 @@ class DuckDBConnection:
 
     def arrow_schema(self, sql: str) -> pa.Schema:
         """The Arrow schema of a query's result (runs it with LIMIT 0)."""
+        return self.describe_arrow(sql)[1]
+
+    def describe_arrow(self, sql: str) -> tuple[list[Column], pa.Schema]:
+        """`describe` and `arrow_schema` of a query from one preparation."""
         rel = self._relation(sql, ())
         if rel is None:
-            return pa.schema([])
+            return [], pa.schema([])
         try:
-            return rel.limit(0).to_arrow_table().schema
+            schema = rel.limit(0).to_arrow_table().schema
         except duckdb.Error as exc:
             raise map_duckdb_error(exc) from None
+        return [Column(name, str(t)) for name, t in zip(rel.columns, rel.types, strict=True)], schema
 
     def query(self, sql: str, params: Sequence[object] = ()) -> tuple[list[Column], Iterator[pa.RecordBatch]]:
         rel = self._relation(sql, params)

@@ -48,18 +48,21 @@ statement that has run longest is cancelled with 53200, one at a time, before th
 runs out anyway exits (`-XX:+ExitOnOutOfMemoryError`: threads that died of the error left statements waiting
 forever) and is restarted as above. `health().memory_cancels` counts the statements shed.
 
-Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow
-(`DataFrame.toArrow()`: Spark sends Arrow batches out of partition order and the driver reorders them, so a lazily
-streamed, ordered result is not available cheaply); the returned `SparkArrowStream` then hands out record batches
-of at most `batch_rows` rows and satisfies `sparkwire.api.RowStream`.
+Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow: rows
+the optimizer already computed (a filter or projection of rows held in memory) are converted on the driver without a
+job (`spark_local_result`), anything else through a job (`DataFrame.toArrow()`: Spark sends Arrow batches out of
+partition order and the driver reorders them, so a lazily streamed, ordered result is not available cheaply); the
+returned `SparkArrowStream` then hands out record batches of at most `batch_rows` rows and satisfies
+`sparkwire.api.RowStream`.
 
 Cancellation: each statement runs on the calling thread with its jobs tagged `job_tag` (a SparkContext job tag;
 Spark Connect: a session tag) and its FAIR pool set as a thread-local property (py4j pins one JVM thread per Python
-thread). `cancel(job_tag)` marks the statement and cancels the tag's jobs every 50 ms until the statement ends, which
-also catches a job submitted just after the first cancel; `timeout` (seconds) does the same from a timer. A cancelled
-statement raises QueryCanceled with PostgreSQL's message ("canceling statement due to user request" / "... due to
-statement timeout"); one that completes before the cancel lands returns its result. Spark stops a cancelled job at
-task boundaries: a running task finishes its partition, so cores free up only as fast as tasks end.
+thread); analysis and planning come first, untagged (they start no job), and a result the optimizer computed needs
+no tag at all. `cancel(job_tag)` marks the statement and cancels the tag's jobs every 50 ms until the statement ends,
+which also catches a job submitted just after the first cancel; `timeout` (seconds) does the same from a timer. A
+cancelled statement raises QueryCanceled with PostgreSQL's message ("canceling statement due to user request" /
+"... due to statement timeout"); one that completes before the cancel lands returns its result. Spark stops a
+cancelled job at task boundaries: a running task finishes its partition, so cores free up only as fast as tasks end.
 """
 
 from __future__ import annotations
@@ -79,6 +82,7 @@ from pyspark.sql import DataFrame, SparkSession
 from sparkwire import errors
 from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
+from sparkwire.engine.spark_local_result import local_result
 from sparkwire.engine.spark_process import (
     HeapGauge,
     discard,
@@ -467,15 +471,18 @@ class SparkEngine:
             timer.daemon = True
             timer.start()
         try:
-            self._tag_thread(spark, job_tag, pool)
-            try:
-                if running.reason is not None:
-                    raise errors.QueryCanceled(running.reason)
-                prepared = query if isinstance(query, PreparedSpark) else self.prepare(query, params, small)
-                frame = prepared.dataframe
-                table = frame.toArrow()
-            finally:
-                self._untag_thread(spark, job_tag)
+            if running.reason is not None:
+                raise errors.QueryCanceled(running.reason)
+            # analysis and planning start no job; rows the optimizer already computed need none (spark_local_result)
+            prepared = query if isinstance(query, PreparedSpark) else self.prepare(query, params, small)
+            frame = prepared.dataframe
+            table = local_result(frame)
+            if table is None:
+                self._tag_thread(spark, job_tag, pool)
+                try:
+                    table = frame.toArrow()
+                finally:
+                    self._untag_thread(spark, job_tag)
         except Exception as exc:
             if running.failure is None and running.reason is None:
                 error = None if isinstance(exc, Py4JNetworkError | ConnectionError) else to_pg_error(exc)

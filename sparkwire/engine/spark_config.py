@@ -78,8 +78,12 @@ def declared_pools(data_dir: Path) -> dict[str, tuple[int, int]]:
 # compiled in) costs more than interpreting a few rows, exchanges between stages are separate jobs, and adaptive
 # execution re-plans between them. So: expressions and operators interpreted, one shuffle partition, no broadcasts
 # (both sides are one partition: a join needs no exchange), no adaptive re-planning; its inputs are registered as
-# one partition (coalesce(1)), so a whole query is one stage and one job. The other settings are the session's own.
+# one partition (coalesce(1)), so a whole query is one stage and one job. Rows in memory scan as one partition too
+# (leafNodeDefaultParallelism), for the queries that read them directly: a filter or projection of them is folded by
+# the optimizer into rows, with no job at all (planner/execute/row_scans.py, spark_local_result). The other settings
+# are the session's own.
 SMALL_INPUT_CONF = {
+    "spark.sql.leafNodeDefaultParallelism": "1",
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
     "spark.sql.shuffle.partitions": "1",

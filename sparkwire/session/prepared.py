@@ -113,6 +113,6 @@ class PreparedStatements:
         probe = self._plans.plan_probe(f"SELECT {casts}")
         self._life.prepare_engine()
         with self._life.running():
-            _, batches = self._s.engine.query(probe.duck_sql)
+            _, batches = self._s.engine.query(probe.duck())
             table = pa.Table.from_batches(list(batches))
         return tuple(table.column(i)[0].as_py() for i in range(table.num_columns))

@@ -76,12 +76,12 @@ class Queries:
         reading = s.storage_tx.reading(snapshot) if snapshot is not None else contextlib.nullcontext()
         if plan.constant and snapshot is None:
             s.strategy = "constant"
-            key = ResultCache.constant_key(plan.duck_sql)
+            key = ResultCache.constant_key(plan.duck())
             cached = s.results.get(key)
             if cached is None:
                 life.prepare_engine()
                 with life.running():
-                    columns, batches = s.engine.query(plan.duck_sql)
+                    columns, batches = s.engine.query(plan.duck())
                     cached = (columns, list(batches))
                 s.results.put(key, *cached)
             return self.fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
@@ -102,7 +102,7 @@ class Queries:
         if plan.mz_now and snapshot is not None:  # mz_now() as the snapshot's timestamp
             tree = with_read_ts(tree if tree is not None else plan.tree, snapshot.ts, "duckdb")  # type: ignore[arg-type]
         sql = (
-            plan.duck_sql
+            plan.duck()
             if tree is None or tree is plan.tree
             else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types], results_as_text=True)
         )
@@ -190,15 +190,16 @@ class Queries:
     def describe(self, plan: Plan) -> tuple[Field, ...] | None:
         s = self._s
         if plan.kind == "query":
-            cached = s.results.get(ResultCache.constant_key(plan.duck_sql)) if plan.constant else None
+            cached = s.results.get(ResultCache.constant_key(plan.duck())) if plan.constant else None
             if cached is not None:
                 return self.fields(plan, cached[0])
             assert plan.tree is not None
             known = s.user.column_types(plan.tree) if s.user.reads_user_data(plan) else None
             params = [t[1] for t in plan.param_types]
             sql = to_duckdb(plan.tree, s.ctx, params, null_parameters=True, columns=known, results_as_text=True)
-            declared = declared_types(plan.tree, known) if known is not None else None
-            return self.fields(plan, s.engine.describe(sql), declared)
+            if known is None:
+                return self.fields(plan, s.engine.describe(sql))
+            return self.fields(plan, s.user.describe_duck(plan, sql), declared_types(plan.tree, known))
         assert plan.kind == "dml" and plan.returning and plan.tree is not None
         returning = plan.tree.args["returning"]
         target = plan.tree.this

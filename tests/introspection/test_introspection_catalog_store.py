@@ -372,6 +372,24 @@ def test_readers_see_the_old_rows_until_commit(fx: Fixture) -> None:
     assert len(fx.table("mz_catalog", "mz_objects")) == 1
 
 
+def test_a_run_of_ddl_reaches_the_store_at_its_first_read(fx: Fixture) -> None:
+    """Commits are applied to the tables lazily, all at once, by the first statement that reads the store; a
+    connection that does not catch up (the listener's own kind) still sees the tables as they were."""
+    raw = fx.engine.connect(catches_up=False)
+    try:
+        rel = next(r for r in RELATIONS if (r.schema, r.name) == ("mz_catalog", "mz_objects"))
+        names = f"SELECT name FROM {table_sql(rel)} ORDER BY name"
+        generation = fx.engine.write_generation
+        fx.create(table("t"))
+        fx.create(table("u"))
+        assert fx.engine.write_generation > generation  # cached catalog answers are not served again
+        assert [b.to_pylist() for b in raw.query(names)[1]] == []  # not applied yet
+        assert [r[0] for r in fx.rows(names)] == ["t", "u"]  # the reader caught up first
+        assert [row["name"] for b in raw.query(names)[1] for row in b.to_pylist()] == ["t", "u"]
+    finally:
+        raw.close()
+
+
 # ---- rebuild ------------------------------------------------------------------------------------------------
 
 

@@ -31,7 +31,8 @@ Contract:
   - A `SparkQuery` can be run any number of times; each run reads the same data files. `small`: every source is
     rows in memory (`Source.small`) and the product of the rows of every reference is at most `SMALL_INPUT_WORK`
     (one interpreted task must not face a large cross product), so it is analysed and run in the engine's
-    small-input session.
+    small-input session; a small one that only scans (a filter / projection / LIMIT of one relation) reads its
+    source's rows view, which Spark's optimizer answers without a job (row_scans.py).
 - Every failure is a PgError: 42P01/3F000 from name resolution, 0A000 for what is not supported (saying what),
   Spark's errors through engine/spark_errors.py.
 - Thread-safe: sessions share one executor; registration is serialized (spark_relations.py), queries run in
@@ -45,7 +46,7 @@ import math
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
@@ -59,6 +60,7 @@ from sparkwire.catalog.objects import Item
 from sparkwire.engine.spark import SparkArrowStream, SparkEngine
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.planner.bind.resolve import Names, is_table_function, resolve_table, user_relations
+from sparkwire.planner.execute.row_scans import over_row_views, rows_view, scans_only
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark_relations import (
     DEFAULT_CAPACITY,
@@ -270,11 +272,12 @@ class SparkExecutor:
         reason = forbidden_in_spark(bound)
         if reason is not None:
             raise errors.InsufficientPrivilege(reason)
-        return SparkQuery(
-            self._translate(bound, binder.sources, results_as_text),
-            tuple(binder.sources.values()),
-            tuple(binder.reference_rows),
-        )
+        sources = binder.sources
+        query = SparkQuery("", tuple(sources.values()), tuple(binder.reference_rows))
+        if query.small and scans_only(bound):  # rows Spark's optimizer computes, no job (row_scans.py)
+            bound = over_row_views(bound, set(sources))
+            sources = {rows_view(name): source for name, source in sources.items()}
+        return replace(query, sql=self._translate(bound, sources, results_as_text))
 
     def _translate(self, bound: exp.Expression, sources: dict[str, Source], results_as_text: bool) -> str:
         """`to_spark_sql`, memoized: the same bound text over the same sources translates the same way."""

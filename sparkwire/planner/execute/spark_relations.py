@@ -18,7 +18,8 @@ Contract:
 - `Source.small`: its rows are held in memory, `SMALL_TABLE_ROWS` at most (a small table, a small materialized view,
   builtin rows). A query that reads only small sources is a small-input query: it runs in the engine's small-input
   session (`engine.session_for(small=True)`: interpreted, one partition, one job), where its sources are
-  registered as one partition each.
+  registered as one partition each (through coalesce(1)), and also as the rows themselves, `rows_view(name)`, for
+  the queries Spark's optimizer answers without a job (row_scans.py).
 - `SparkRelations.pinned(sources, small=False)` (a context manager) registers the sources not yet registered (in
   the small-input session with `small`) and keeps all of them registered until it exits; analyse and run the query
   inside it. Registered views are kept for reuse and
@@ -50,6 +51,7 @@ from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.registry import format_type
+from sparkwire.planner.execute.row_scans import rows_view
 from sparkwire.storage.files import read_data_files
 from sparkwire.storage.model import DataFile
 from sparkwire.storage.numeric_text import max_scale, text_scale
@@ -260,6 +262,8 @@ class SparkRelations:
             return
         try:
             frame = source.build(self._engine.session_for(small))
+            if small:  # as its rows too, for the queries the optimizer answers (row_scans.py)
+                frame.createOrReplaceTempView(rows_view(source.name))
             (frame.coalesce(1) if small else frame).createOrReplaceTempView(source.name)
         except errors.PgError:
             raise
@@ -277,7 +281,10 @@ class SparkRelations:
             return
         for key in victims:
             del self._registered[key]
-            self._engine.session_for(key[1]).catalog.dropTempView(key[0])
+            catalog = self._engine.session_for(key[1]).catalog
+            catalog.dropTempView(key[0])
+            if key[1]:
+                catalog.dropTempView(rows_view(key[0]))
         registered = {name for name, _ in self._registered}
         dropped = {name for name, _ in victims} - registered
         self._retired.intersection_update(registered)

@@ -37,16 +37,17 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.builtins import DEFAULT_CLUSTER
 from sparkwire.catalog.objects import Column as CatalogColumn
 from sparkwire.catalog.objects import Item, ObjectRef
+from sparkwire.engine.base import Column
 from sparkwire.engine.duckdb import DuckDBConnection
 from sparkwire.engine.spark import SparkArrowStream
 from sparkwire.introspection.workload.progress import watch as watch_progress
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, plan_alter_notice
-from sparkwire.pgtypes.interval import duration_to_interval
-from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_type_for_duckdb
+from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT, declared_types, inferred
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
+from sparkwire.planner.execute.conform import conform, result_field
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.explain import (
     DuckDBRoute,
@@ -101,62 +102,6 @@ def _not_waiting(event_type: str | None, event: str | None) -> None:
     pass
 
 
-def _cast(column: pa.Array, target: pa.DataType) -> pa.Array:
-    if column.type.equals(target):
-        return column
-    if pa.types.is_null(target) and column.null_count == len(column):  # `w || NULL`: DuckDB's NULL type, Spark's text
-        return pa.nulls(len(column))
-    try:
-        if pa.types.is_interval(target) and pa.types.is_duration(column.type):  # Spark's day-time intervals
-            return duration_to_interval(column)
-        if pa.types.is_decimal(target) and pa.types.is_integer(column.type):
-            # pyarrow refuses int64 → decimal(18, 3) by type alone; go through a wide decimal and check values
-            column = column.cast(pa.decimal128(38, target.scale))
-        return column.cast(target)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        first = str(exc).splitlines()[0]
-        raise e.NumericValueOutOfRange(f"value out of range for the result column: {first}") from None
-
-
-# A result field of type numeric without typmod: its values keep their own scale (see `_target`).
-_AS_IS = {b"sparkwire": b"numeric as is"}
-
-
-# Number types: a field of one whose engine description is another (PostgreSQL's result type by its rules,
-# output_types.INFERRED) is conformed to the field's type, not to the engine's.
-_NUMBER_OIDS = frozenset({20, 21, 23, 700, 701, NUMERIC_OID})
-
-
-def _target(field: Field, described: pa.DataType) -> pa.Field:
-    """The Arrow field a result column is conformed to: the engine's description, or the field's own number type
-    where PostgreSQL's rules gave it another. An unconstrained numeric keeps the values' own Arrow type
-    (the exact text of a text-held column, a decimal with Spark's scale): PostgreSQL's numeric has a display scale
-    per value, which a cast to the described DECIMAL(p, s) would change or overflow."""
-    engine_oid = pg_type_for_arrow(described)[0]
-    if field.type_oid != engine_oid and {field.type_oid, engine_oid} <= _NUMBER_OIDS:
-        described = arrow_type_for_pg(field.type_oid, field.type_modifier)
-    if field.type_oid == NUMERIC_OID and field.type_modifier < 0:
-        return pa.field(field.name, described, metadata=_AS_IS)
-    return pa.field(field.name, described)
-
-
-def _numeric_as_is(column: pa.Array) -> bool:
-    kind = column.type
-    return bool(pa.types.is_decimal(kind) or pa.types.is_string(kind) or pa.types.is_integer(kind))
-
-
-def conform(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
-    """`batch` with `schema`'s names and types (Spark's Arrow → what DuckDB described to the client)."""
-    if batch.schema.equals(schema):
-        return batch
-    columns = [
-        column if target.metadata == _AS_IS and _numeric_as_is(column) else _cast(column, target.type)
-        for column, target in zip(batch.columns, schema, strict=True)
-    ]
-    fields = [target.with_type(column.type) for column, target in zip(columns, schema, strict=True)]
-    return pa.RecordBatch.from_arrays(columns, schema=pa.schema(fields))
-
-
 class UserData:
     def __init__(
         self,
@@ -175,6 +120,7 @@ class UserData:
         self._enabled = enabled
         self._routes: dict[int, tuple[Plan, bool, Item | None]] = {}
         self._arrow_schemas: dict[int, tuple[Plan, pa.Schema]] = {}
+        self._duck_schemas: dict[int, tuple[Plan, pa.Schema]] = {}  # from describe_duck, until _arrow_schema
         self._fields: dict[int, tuple[Plan, tuple[Field, ...]]] = {}
         self._notices: LRUCache[int, tuple[Plan, CatalogState, Names, bool]] = LRUCache(256)  # per plan: notices apply?
         self._fast_paths: dict[tuple[int, int, str], tuple[Plan, FastPathPlan | None]] = {}
@@ -199,6 +145,7 @@ class UserData:
     def forget_plans(self) -> None:
         self._routes.clear()
         self._arrow_schemas.clear()
+        self._duck_schemas.clear()
         self._fields.clear()
         self._fast_paths.clear()
 
@@ -241,16 +188,27 @@ class UserData:
 
     # ---- queries ------------------------------------------------------------------------------------------
 
+    def describe_duck(self, plan: Plan, sql: str) -> list[Column]:
+        """The columns DuckDB describes for `sql`, the description of the user query `plan` (its rows' DuckDB
+        types); the same preparation gives the Arrow types the Spark result is conformed to (`_arrow_schema`)."""
+        columns, described = self._engine.describe_arrow(sql)
+        self._duck_schemas[id(plan)] = (plan, described)
+        return columns
+
     def _arrow_schema(self, plan: Plan, fields: Sequence[Field]) -> pa.Schema:
         cached = self._arrow_schemas.get(id(plan))
         if cached is not None and cached[0] is plan:
             return cached[1]
         assert plan.tree is not None
-        params = [t[1] for t in plan.param_types]
-        known = self.column_types(plan.tree)
-        sql = to_duckdb(plan.tree, self._ctx(), params, null_parameters=True, columns=known, results_as_text=True)
-        described = self._engine.arrow_schema(sql)
-        schema = pa.schema([_target(f, t.type) for f, t in zip(fields, described, strict=True)])
+        known_schema = self._duck_schemas.pop(id(plan), None)
+        if known_schema is not None and known_schema[0] is plan:
+            described = known_schema[1]
+        else:
+            params = [t[1] for t in plan.param_types]
+            known = self.column_types(plan.tree)
+            sql = to_duckdb(plan.tree, self._ctx(), params, null_parameters=True, columns=known, results_as_text=True)
+            described = self._engine.arrow_schema(sql)
+        schema = pa.schema([result_field(f, t.type) for f, t in zip(fields, described, strict=True)])
         self._arrow_schemas[id(plan)] = (plan, schema)
         return schema
 
@@ -574,7 +532,7 @@ class UserData:
         tree = self.readable(plan) or plan.tree
         state, names = self._data.state, self._names()
         if not self.reads_user_data(plan):
-            return DuckDBRoute(plan.duck_sql)
+            return DuckDBRoute(plan.duck())
         lookup = fast_path(plan.tree, state, names, timezone=timezone)
         if lookup is not None:
             return FastPathRoute(lookup)

@@ -7,8 +7,9 @@ Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `
   TRUNCATE and what only sqlglot parses keep `tree`), "show" (SHOW TABLES/INDEXES/… of our grammar) or
   "explain" (`inner` is the plan of the explained query, `explain` its options: grammar/explain.py) or "subscribe"
   (`subscribe` the statement, grammar/subscribe.py; `inner` the plan of the SELECT it subscribes to);
-- `tag` (the CommandComplete tag, or its verb for counted tags), `duck_sql` (DuckDB text with typed `$n`),
-  `param_types` ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
+- `tag` (the CommandComplete tag, or its verb for counted tags), `duck()` (DuckDB text with typed `$n`; a query's
+  is translated at its first use: one over user relations runs on Spark and never needs it), `param_types`
+  ((oid, DuckDB type) per `$n`), `names` (PostgreSQL output names per projection, None for `*`);
 - `inner`: for DECLARE … CURSOR FOR q, the plan of q; `void_columns`: pg_sleep projections (typed `void`);
 - `constant`: True for a SELECT without FROM whose projections are literals, casts and operators only (no
   functions, so deterministic): the session may compute it once and answer from memory. Security checks
@@ -18,8 +19,9 @@ Contract: `plan_statement(sql, ctx, declared_oids, describe)` returns a frozen `
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from sqlglot import exp
 
@@ -42,6 +44,7 @@ from sparkwire.planner.grammar.utility import Declare, Utility, parse_utility
 from sparkwire.planner.planning.params import Describe, ParamType, infer_parameter_types
 from sparkwire.planner.security import guard
 from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
+from sparkwire.planner.translate.duckdb_rules.literals import check_literal_inputs
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
 from sparkwire.planner.translate.mz_now import uses_mz_now
 
@@ -70,6 +73,16 @@ class Plan:
     subscribe: Subscribe | None = None  # "subscribe": the statement; `inner` plans the query it subscribes to
     as_of: AsOf | None = None  # "query": Materialize's AS OF [AT LEAST] t (grammar/as_of.py)
     mz_now: bool = False  # "query": it calls mz_now() (translate/mz_now.py: made a literal of the read timestamp)
+    duck_later: Callable[[], str] | None = None  # "query": makes `duck_sql` at the first `duck()`
+
+    def duck(self) -> str:
+        """The statement's DuckDB SQL; a query's is translated at first use, once (a query over user relations runs
+        on Spark and never needs it; a translation error surfaces where it is first needed, Describe or Execute)."""
+        later = self.duck_later
+        if later is not None:
+            object.__setattr__(self, "duck_sql", later())  # frozen: filled in once, as a cache
+            object.__setattr__(self, "duck_later", None)
+        return self.duck_sql
 
 
 _CONSTANT_NODES = (
@@ -275,19 +288,24 @@ def plan_statement(
         raise e.FeatureNotSupported(f"{head} is not supported")
     params = tuple(infer_parameter_types(tree, declared_oids, describe))
     duck_types = [p[1] for p in params]
-    if templates is not None and isinstance(tree, exp.Query):
-        duck_sql = templates.translate(query_sql, tree, ctx, duck_types, generation)
-    elif isinstance(tree, exp.Insert | exp.Update | exp.Delete):
-        duck_sql = ""  # writes to user tables never reach DuckDB as SQL; `dml_duck_sql` when one does
-    else:
-        duck_sql = to_duckdb(tree, ctx, duck_types)
     if isinstance(tree, exp.Query | exp.Values):
+        later: Callable[[], str] | None
+        if templates is not None and isinstance(tree, exp.Query):
+            later = partial(templates.translate, query_sql, tree, ctx, duck_types, generation)
+        else:
+            later = partial(to_duckdb, tree, ctx, duck_types)
+        if tree.find(exp.Table) is None:
+            duck_sql, later = later(), None  # no relation: DuckDB answers it, translate now
+        else:
+            check_literal_inputs(tree)  # PostgreSQL reads typed literals at Parse: so do we, translation or not
+            duck_sql = ""  # over user relations it runs on Spark and never needs its DuckDB SQL: `duck()` makes it
         return Plan(
             sql,
             "query",
             tag="SELECT",
             tree=tree,
             duck_sql=duck_sql,
+            duck_later=later,
             param_types=params,
             names=projection_names(tree),
             constant=not params and _is_constant(tree),
@@ -305,7 +323,7 @@ def plan_statement(
             "dml",
             tag=verb,
             tree=tree,
-            duck_sql=duck_sql,
+            duck_sql="",  # writes to user tables never reach DuckDB as SQL; `dml_duck_sql` when one does
             param_types=params,
             names=names,
             returning=returning is not None,
@@ -321,7 +339,7 @@ def plan_statement(
             "ddl",
             tag="SELECT" if ctas else _ddl_tag(tree),
             tree=tree,
-            duck_sql=duck_sql,
+            duck_sql=to_duckdb(tree, ctx, duck_types),
             param_types=params,
             counts_rows=ctas,
         )

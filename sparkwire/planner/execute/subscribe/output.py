@@ -23,8 +23,8 @@ import pyarrow as pa
 
 from sparkwire import errors as e
 from sparkwire.api import Field
+from sparkwire.planner.execute.conform import conform
 from sparkwire.planner.execute.subscribe.stream import frozen
-from sparkwire.planner.execute.user_data import conform
 from sparkwire.storage.deltas import DIFF_COLUMN
 
 NUMERIC, BOOL, INT8, TEXT = 1700, 16, 20, 25

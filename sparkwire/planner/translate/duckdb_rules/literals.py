@@ -5,10 +5,11 @@ with PostgreSQL 15's input function, at plan time as PostgreSQL does (it convert
 the statement): an integer is optional spaces, a sign and decimal digits (`'42.5'`, `'0x10'`: 22P02; out of the
 type's range: 22003); a float out of range is 22003; a boolean is a prefix of true/false/yes/no/on/off or 1/0,
 any case, spaces around (else 22P02) and becomes that boolean; `'NaN'::numeric` (or infinity) cast to an integer type
-is 0A000 `cannot convert NaN to integer`. DuckDB rounds `'42.5'::int`, reads hex, answers
-`'1e400'::float8` with Infinity and knows no `'on'`/`'off'`. `exponent_literals(tree)`: a number written with an
-exponent (`1e3`, `1.5e-3`) is numeric in PostgreSQL, DuckDB reads a double: it becomes the same number written
-out (`1000.`, `0.0015`) where it takes at most 18 digits, as PostgreSQL's numeric would print it.
+is 0A000 `cannot convert NaN to integer`. `check_literal_inputs(tree)` raises the same errors and changes nothing.
+DuckDB rounds `'42.5'::int`, reads hex, answers `'1e400'::float8` with Infinity and knows no `'on'`/`'off'`.
+`exponent_literals(tree)`: a number written with an exponent (`1e3`, `1.5e-3`) is numeric in PostgreSQL, DuckDB
+reads a double: it becomes the same number written out (`1000.`, `0.0015`) where it takes at most 18 digits, as
+PostgreSQL's numeric would print it.
 `set_operation_literals(tree)`: in a UNION / INTERSECT / EXCEPT whose other branches give a column integers written
 as such, a string literal of that column is read as an integer, as PostgreSQL resolves an unknown literal to the
 column's type (`SELECT 1 UNION SELECT 'a'` is 22P02; DuckDB makes the column text). `negative_literals(tree)`:
@@ -104,6 +105,21 @@ def _special_numeric_to_integer(node: exp.Cast) -> None:
         special = _SPECIAL_NUMERIC.get(inner.this.this.strip().lower().lstrip("+-"))
         if special is not None:
             raise e.FeatureNotSupported(f"cannot convert {special} to {_INTEGERS[node.to.this][0]}")
+
+
+def check_literal_inputs(tree: exp.Expr) -> None:
+    """The errors `literal_inputs` raises, without rewriting anything: what PostgreSQL reports at Parse for a
+    statement whose translation waits until it is needed (planning/plan.py)."""
+    for node in tree.find_all(exp.Cast):
+        if node.to.this in _INTEGERS:
+            _special_numeric_to_integer(node)
+        if isinstance(node.this, exp.Literal) and node.this.is_string:
+            if node.to.this in _INTEGERS:
+                _integer(node.this.this, node.to.this)
+            elif node.to.this in _FLOATS:
+                _float(node.this.this, node.to.this)
+            elif node.to.this == exp.DType.BOOLEAN:
+                boolean_input(node.this.this)
 
 
 def literal_inputs(tree: exp.Expr) -> exp.Expr:
