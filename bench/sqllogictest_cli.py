@@ -78,7 +78,7 @@ def main() -> None:
             stack.callback(oracle.stop)
             pg_dsn = oracle.dsn
         if opts.only != "postgresql" and sw_dsn is None:
-            server = SparkwireServer.start(Path(tmp) / "sparkwire", *opts.server_arg)
+            server = SparkwireServer.start(Path(tmp) / "sparkwire", "--spark-warm-up", "on", *opts.server_arg)
             stack.callback(server.stop)
             sw_dsn = server.dsn
         if opts.only == "sparkwire":

@@ -55,6 +55,12 @@ def parser() -> argparse.ArgumentParser:
         default="background",
         help="start Spark with the server (default) or at the first query that needs it",
     )
+    srv.add_argument(
+        "--spark-warm-up",
+        choices=["on", "off"],
+        default="on",
+        help="run a few queries of each kind once Spark is up, before clients' first ones (default on)",
+    )
     srv.add_argument("--spark-memory", type=_size, help="driver memory, e.g. 4g (default: a quarter of the RAM)")
     srv.add_argument("--spark-executor-memory", type=_size, help="executor memory on a cluster (default: as driver)")
     srv.add_argument("--spark-max-result-size", type=_size, help="largest result Spark collects (default: memory/4)")
@@ -85,7 +91,11 @@ def spark_engine(args: argparse.Namespace) -> SparkEngine:
         shuffle_partitions=args.spark_shuffle_partitions,
     )
     return SparkEngine(
-        args.data_dir.resolve() / "spark", master=args.spark_master, remote=args.spark_remote, sizing=sizing
+        args.data_dir.resolve() / "spark",
+        master=args.spark_master,
+        remote=args.spark_remote,
+        sizing=sizing,
+        warm_up=args.spark_warm_up == "on",
     )
 
 

@@ -5,6 +5,7 @@ Contract (the planner's view):
     engine = SparkEngine(data_dir, sizing=SparkSizing.for_machine())  # embedded local[*] sized from the machine
                                                   # (spark_sizing); or master="spark://h:7077"; or remote="sc://h"
     engine.start_background()                     # cold start (~10 s) in a daemon thread, never in a connection path
+                                                  # (warm_up=True: then a few queries of each kind, spark_warmup)
     engine.wait_ready(timeout=30) -> bool         # True once the session is up; `is_ready` polls without waiting
     engine.health() -> SparkHealth                # starting / ready / restarting / failed, restarts, last failure
     engine.add_restart_listener(fn)               # fn() after a restart, before the new session serves statements
@@ -93,6 +94,7 @@ from sparkwire.engine.spark_process import (
     small_input_session,
 )
 from sparkwire.engine.spark_sizing import SparkSizing, describe_size
+from sparkwire.engine.spark_warmup import warm_up
 from sparkwire.engine.spark_watchdog import SparkHealth, SparkWatchdog
 from sparkwire.engine.task_threads import TaskThreads
 
@@ -188,8 +190,10 @@ class SparkEngine:
         sizing: SparkSizing | None = None,
         watchdog_interval: float = 1.0,
         wedged_after: float = 20.0,
+        warm_up: bool = False,
     ) -> None:
         self._data_dir = data_dir
+        self._warm_up = warm_up
         self._master = master
         self._remote = remote
         sizing = sizing or SparkSizing.for_machine()
@@ -291,6 +295,8 @@ class SparkEngine:
                 interval=self._watchdog_interval,
                 wedged_after=self._wedged_after,
             ).start()
+            if self._warm_up:  # a new JVM's first queries: here, not a client's (spark_warmup)
+                warm_up(self.session_for(True), spark)
 
     def _check(self, spark: SparkSession, gauge: list[HeapGauge]) -> str | None:
         """The watchdog's probe: is the JVM usable, and is its heap about to run out (then shed a statement)?"""

@@ -52,6 +52,8 @@ class SparkwireServer:
         log = log_path.open("ab")
         if "--http-port" not in args:
             args = (*args, "--http-port", "0")
+        if "--spark-warm-up" not in args:  # dozens of servers start in a test run: each warming up costs seconds
+            args = (*args, "--spark-warm-up", "off")
         process = subprocess.Popen(
             [sys.executable, "-m", "sparkwire", "serve", "--host", "127.0.0.1", "--port", str(port),
              "--data-dir", os.path.relpath(data_dir, cwd) if cwd else str(data_dir), *args],
