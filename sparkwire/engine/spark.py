@@ -43,11 +43,12 @@ the background (retried three times, then `failed`; the next statement that need
 `is_ready` is False, so callers wait as they do at start; catalog queries never needed Spark. Restart listeners run
 before the new session is handed out (the planner forgets its temporary views).
 
-Memory: a statement that runs out of memory fails with 53200, from Spark's own failures (`spark_errors`) or from
-the watchdog's heap check: when live data (heap used after garbage collection) passes 85% of the heap, the
-statement that has run longest is cancelled with 53200, one at a time, before the JVM thrashes. A JVM whose heap
-runs out anyway exits (`-XX:+ExitOnOutOfMemoryError`: threads that died of the error left statements waiting
-forever) and is restarted as above. `health().memory_cancels` counts the statements shed.
+Memory: a statement that runs out of memory fails with 53200, from Spark's own failures (`spark_errors`) or from the
+watchdog's heap check: when live data (heap used after garbage collection) passes 85% of the heap, the statement that
+has run longest is cancelled with 53200, one at a time (after a full collection, once the last one ended: its memory
+may still count), before the JVM thrashes. A JVM whose heap runs out anyway exits (`-XX:+ExitOnOutOfMemoryError`:
+threads that died of the error left statements waiting forever) and is restarted as above. `health().memory_cancels`
+counts the statements shed.
 
 Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow: rows
 the optimizer already computed (a filter or projection of rows held in memory) are converted on the driver without a
@@ -215,6 +216,7 @@ class SparkEngine:
         self._closing = False
         self._restart_listeners: list[Callable[[], None]] = []
         self._last_shed = 0.0
+        self._collected_since_shed = False
 
     # ---- lifecycle ----------------------------------------------------------------------------------------
 
@@ -306,9 +308,24 @@ class SparkEngine:
         if not gauge:
             gauge.append(HeapGauge(spark))
         pressure = gauge[0].fraction()
+        if pressure >= _HEAP_PRESSURE and self._stale_after_shed():
+            # the statement shed last has ended, but its memory is garbage that the after-collection figure still
+            # counts until the old generation is collected: collect once before shedding anyone else
+            gauge[0].collect()
+            pressure = gauge[0].fraction()
         if pressure >= _HEAP_PRESSURE:
             self._shed(pressure)
         return None
+
+    def _stale_after_shed(self) -> bool:
+        """A statement was shed, none is being shed now, the cooldown is over and the heap was not collected since."""
+        with self._lock:
+            shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
+            cooling = time.monotonic() - self._last_shed < _SHED_COOLDOWN_SECONDS
+            if self._last_shed == 0.0 or self._collected_since_shed or shedding or cooling:
+                return False
+            self._collected_since_shed = True
+            return True
 
     def _shed(self, pressure: float) -> None:
         """Live data fills the heap: cancel the statement that has run longest with 53200 before the JVM thrashes
@@ -327,6 +344,7 @@ class SparkEngine:
                 "cancelled to keep Spark up"
             )
             self._last_shed = now
+            self._collected_since_shed = False
             self._health = replace(self._health, memory_cancels=self._health.memory_cancels + 1)
         log.warning("Spark's heap is %.0f%% full after GC: cancelling %s with 53200", pressure * 100, tag)
         self._interrupt(tag, "canceling statement: out of memory")

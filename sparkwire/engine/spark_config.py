@@ -73,14 +73,14 @@ def declared_pools(data_dir: Path) -> dict[str, tuple[int, int]]:
 
 
 # The small-input session (engine.session_for(small=True)): a query whose every input is rows held in memory, a few
-# thousand at most (planner/execute/spark_relations.py: small tables, materialized views, builtin rows). Its cost is
-# Spark's fixed per-query work, not the data: generating and compiling Java for every distinct query (literals are
+# thousand at most (planner/execute/spark/spark_relations.py: small tables, materialized views, builtin rows). Its cost
+# is Spark's fixed per-query work, not the data: generating and compiling Java for every distinct query (literals are
 # compiled in) costs more than interpreting a few rows, exchanges between stages are separate jobs, and adaptive
-# execution re-plans between them. So: expressions and operators interpreted, one shuffle partition, no broadcasts
-# (both sides are one partition: a join needs no exchange), no adaptive re-planning; its inputs are registered as
-# one partition (coalesce(1)), so a whole query is one stage and one job. Rows in memory scan as one partition too
-# (leafNodeDefaultParallelism), for the queries that read them directly: a filter or projection of them is folded by
-# the optimizer into rows, with no job at all (planner/execute/row_scans.py, spark_local_result). The other settings
+# execution re-plans between them. So: expressions and operators interpreted, one shuffle partition, no broadcasts (both
+# sides are one partition: a join needs no exchange), no adaptive re-planning; its inputs are registered as one
+# partition (coalesce(1)), so a whole query is one stage and one job. Rows in memory scan as one partition too
+# (leafNodeDefaultParallelism), for the queries that read them directly: a filter or projection of them is folded by the
+# optimizer into rows, with no job at all (planner/execute/spark/row_scans.py, spark_local_result). The other settings
 # are the session's own.
 SMALL_INPUT_CONF = {
     "spark.sql.leafNodeDefaultParallelism": "1",

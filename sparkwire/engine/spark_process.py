@@ -140,7 +140,8 @@ class HeapGauge:
     after its last collection, over the maximum heap — and no more than the heap's current use, since a pool's
     after-collection figure stays as it was until that pool is collected again. Garbage does not count, so a value
     near 1.0 means live data fills the heap: the JVM is about to thrash or throw OutOfMemoryError. The pools are
-    looked up once; a read is a few py4j calls."""
+    looked up once; a read is a few py4j calls. `collect()` runs a full collection (the engine does, once after a
+    shed statement ended, before it sheds another on a figure that may still count its memory)."""
 
     def __init__(self, spark: SparkSession) -> None:
         jvm: Any = spark.sparkContext._jvm
@@ -148,6 +149,11 @@ class HeapGauge:
         self._memory = management.getMemoryMXBean()
         self._pools = [p for p in management.getMemoryPoolMXBeans() if str(p.getType().toString()) == "Heap memory"]
         self._max = int(jvm.java.lang.Runtime.getRuntime().maxMemory())
+        self._system = jvm.java.lang.System
+
+    def collect(self) -> None:
+        """A full collection now (System.gc(): G1 collects the whole heap), so every pool's figure is fresh."""
+        self._system.gc()
 
     def fraction(self) -> float:
         if self._max <= 0:

@@ -2,8 +2,8 @@
 datetime:24, 72, strings:70), run on the session's PostgreSQL 15 oracle and sparkwire over the shared schema and
 compared as the suite compares (bench/differential.py): same column types, same text of every value. Each class is
 checked on the DuckDB route (a constant query) and on the Spark route (a query over a user table); the translations
-are translate/functions/time_ops.py, interval_results.py, pg_age.py and interval_text.py, and the typed literal's
-operators grammar/dialect.py."""
+are translate/functions/intervals/time_ops.py, interval_results.py, pg_age.py and interval_text.py, and the typed
+literal's operators grammar/dialect.py."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from sqlglot import exp
 from sparkwire import errors
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_local_result import local_result
-from sparkwire.planner.execute.row_scans import over_row_views, rows_view, scans_only
+from sparkwire.planner.execute.spark.row_scans import over_row_views, rows_view, scans_only
 from tests.support.spark import shared_spark
 
 Conn = psycopg.Connection[tuple[Any, ...]]

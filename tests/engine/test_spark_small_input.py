@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from sparkwire.planner.execute.spark_relations import SMALL_TABLE_ROWS
+from sparkwire.planner.execute.spark.spark_relations import SMALL_TABLE_ROWS
 
 Conn = psycopg.Connection[tuple[Any, ...]]
 BIG_ROWS = SMALL_TABLE_ROWS + 2_000

@@ -34,8 +34,8 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.registry import parse_type_name
 from sparkwire.planner.bind.resolve import Names
 from sparkwire.planner.execute.shadow import definition_query
-from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
-from sparkwire.planner.execute.spark_relations import DEFAULT_CAPACITY
+from sparkwire.planner.execute.spark.spark_exec import ReadContext, SparkExecutor
+from sparkwire.planner.execute.spark.spark_relations import DEFAULT_CAPACITY
 from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
 from sparkwire.storage import Storage
 from tests.support.postgres import PostgresOracle

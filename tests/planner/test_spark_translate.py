@@ -359,7 +359,7 @@ def test_parameters_are_bound_not_spliced(spark: SparkEngine) -> None:
 
 
 def test_unsupported_function_is_0A000() -> None:
-    """age() is computed on Spark as a result column's text only (functions/interval_results.py)."""
+    """age() is computed on Spark as a result column's text only (functions/intervals/interval_results.py)."""
     with pytest.raises(errors.FeatureNotSupported):
         translate("SELECT a FROM t WHERE age(ts) > interval '1 day'", SCHEMA)
 

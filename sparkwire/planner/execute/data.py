@@ -14,8 +14,8 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   failed restart), telling the session's client once with a NOTICE that it waits. After a Spark restart the
   executor's temporary views are registered again on first use; materialized view contents and indexes are held
   in this process (resident.py), so they survive a restart and are recomputed only when stale, as always.
-- `executor` (Spark queries at a snapshot, planner/execute/spark_exec.py), `resident` (materialized view contents and
-  indexes held in memory, planner/execute/resident.py; each computation of resident contents is told to `refreshes`,
+- `executor` (Spark queries at a snapshot, planner/execute/spark/spark_exec.py), `resident` (materialized view contents
+  and indexes held in memory, planner/execute/resident.py; each computation of resident contents is told to `refreshes`,
   the freshness relations' source, introspection/workload/freshness.py) and `notices` (optimizer notices,
   planner/statements/notice_service.py: one per process, so that ALTER NOTICE finds a SELECT notice any session was
   sent). `clusters` (compute/controller.py) picks the cluster replica's FAIR pool every Spark job runs in — a
@@ -55,7 +55,7 @@ from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.execute.lock_waits import lock_bound
 from sparkwire.planner.execute.resident import ResidentRelations, base_tables, relation_version
 from sparkwire.planner.execute.shadow import definition_query
-from sparkwire.planner.execute.spark_exec import ReadContext, SparkExecutor
+from sparkwire.planner.execute.spark.spark_exec import ReadContext, SparkExecutor
 from sparkwire.planner.execute.subscribe.live import install_subscription_views
 from sparkwire.planner.execute.subscribe.stream import StreamRegistry
 from sparkwire.planner.execute.unique_keys import check_unique_index, key_columns

@@ -47,7 +47,6 @@ from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_duckdb
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.output_types import COMPUTED, NUMERIC_QUOTIENT, declared_types, inferred
 from sparkwire.planner.bind.resolve import Names, resolve_table, user_relations
-from sparkwire.planner.execute.conform import conform, result_field
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.explain import (
     DuckDBRoute,
@@ -59,8 +58,9 @@ from sparkwire.planner.execute.explain import (
 )
 from sparkwire.planner.execute.fast_path import FastPathPlan, fast_path, run_fast_path
 from sparkwire.planner.execute.scan_path import held, run_scan, scan_path
-from sparkwire.planner.execute.spark_exec import ReadContext, on_behalf_of
-from sparkwire.planner.execute.spark_relations import item_columns
+from sparkwire.planner.execute.spark.conform import conform, result_field
+from sparkwire.planner.execute.spark.spark_exec import ReadContext, on_behalf_of
+from sparkwire.planner.execute.spark.spark_relations import item_columns
 from sparkwire.planner.execute.write_txn import oracle_ts
 from sparkwire.planner.execute.write_values import assign_rows
 from sparkwire.planner.execute.writes import WriteResult, execute_write, storage_schema

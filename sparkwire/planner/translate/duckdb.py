@@ -34,12 +34,12 @@ from sparkwire.planner.translate.duckdb_numeric import pg_numerics
 from sparkwire.planner.translate.duckdb_rules import pg_semantics
 from sparkwire.planner.translate.duckdb_rules.literals import numeric_input_text
 from sparkwire.planner.translate.functions.array_text import constant_array_text
-from sparkwire.planner.translate.functions.interval_results import duckdb_interval_results
+from sparkwire.planner.translate.functions.intervals.interval_results import duckdb_interval_results
+from sparkwire.planner.translate.functions.intervals.time_ops import time_ops
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
-from sparkwire.planner.translate.functions.time_ops import time_ops
 from sparkwire.planner.translate.functions.to_char_values import to_char_values
 from sparkwire.planner.translate.inner_names import inner_names
 from sparkwire.planner.translate.like_escape import like_escapes

@@ -15,10 +15,11 @@ report. `$n` parameters become Spark named markers `:p<n>` (bind them with `args
 
 Pipeline: copy -> EARLY_RULES -> annotate types -> values in PostgreSQL's result types (spark_pg_types.py) and its
 numeric quotients (spark_numeric.py) -> time operators, to_char of intervals and numbers, sum / avg of intervals and
-age() (functions/time_ops.py, to_char_values.py, interval_results.py) -> `spark_rules.RULES` -> alias outputs ->
-print with `SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL type names (timestamp is TIMESTAMP_NTZ,
-timestamptz is TIMESTAMP, unconstrained numeric is DECIMAL(38, 10)). PostgreSQL's NULL ordering (NULLS LAST
-ascending, NULLS FIRST descending) comes from the parsed `Ordered` nodes, which sqlglot prints explicitly.
+age() (functions/intervals/time_ops.py, functions/to_char_values.py, functions/intervals/interval_results.py) ->
+`spark_rules.RULES` -> alias outputs -> print with `SparkPostgres`, a Spark dialect whose rule table fixes PostgreSQL
+type names (timestamp is TIMESTAMP_NTZ, timestamptz is TIMESTAMP, unconstrained numeric is DECIMAL(38, 10)).
+PostgreSQL's NULL ordering (NULLS LAST ascending, NULLS FIRST descending) comes from the parsed `Ordered` nodes, which
+sqlglot prints explicitly.
 """
 
 from __future__ import annotations
@@ -37,14 +38,17 @@ from sqlglot.optimizer.qualify import qualify
 from sparkwire import errors
 from sparkwire.planner.bind.naming import postgres_column_names
 from sparkwire.planner.translate.functions.array_text import constant_array_text
-from sparkwire.planner.translate.functions.interval_results import mark_spark_interval_results, spark_interval_results
+from sparkwire.planner.translate.functions.intervals.interval_results import (
+    mark_spark_interval_results,
+    spark_interval_results,
+)
+from sparkwire.planner.translate.functions.intervals.time_ops import interval_types, time_ops
 from sparkwire.planner.translate.functions.lowering import lower_functions
 from sparkwire.planner.translate.functions.pg_div import lower_div
 from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
 from sparkwire.planner.translate.functions.spark_numeric_casts import chosen_scales, numeric_casts
 from sparkwire.planner.translate.functions.spark_numeric_math import numeric_math
-from sparkwire.planner.translate.functions.time_ops import interval_types, time_ops
 from sparkwire.planner.translate.functions.to_char_values import to_char_values
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
@@ -209,12 +213,12 @@ def to_spark_sql(
     tree = numeric_math(tree, schema or {}, results_as_text)  # numeric sqrt/ln/exp/power (functions/)
     if hash(tree) != before:  # types as PostgreSQL's: a view's avg() column is numeric, not double
         tree = annotate_types(tree, schema={t: dict(c) for t, c in (schema or {}).items()} or None, dialect="postgres")
-    tree = interval_types(tree)  # timestamp - timestamp is an interval (functions/time_ops.py)
+    tree = interval_types(tree)  # timestamp - timestamp is an interval (functions/intervals/time_ops.py)
     tree = time_ops(mark_spark_interval_results(tree, schema or {}), schema or {}, duckdb=False)  # functions/
     tree = to_char_values(tree, schema or {}, duckdb=False)  # to_char of intervals and numbers (functions/)
     for rule in (*PRE_RULES, *RULES, *POST_RULES):
         tree = rule(tree)
-    tree = spark_interval_results(tree)  # sum / avg of intervals and age() as text (functions/interval_results.py)
+    tree = spark_interval_results(tree)  # sum / avg of intervals and age() as text (functions/intervals/)
     _distinct_branch_names(tree)
     _alias_outputs(tree, names)
     return str(tree.sql(dialect=SparkPostgres))

@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from sparkwire import errors as e
 from sparkwire.api import Field
-from sparkwire.planner.execute.conform import conform
+from sparkwire.planner.execute.spark.conform import conform
 from sparkwire.planner.execute.subscribe.stream import frozen
 from sparkwire.storage.deltas import DIFF_COLUMN
 

@@ -26,7 +26,7 @@ from sparkwire.catalog.objects import ObjectRef
 from sparkwire.planner.bind.resolve import Names, user_relations
 from sparkwire.planner.execute.data import DataPlane
 from sparkwire.planner.execute.resident import BASE_KINDS, base_tables
-from sparkwire.planner.execute.spark_exec import ReadContext
+from sparkwire.planner.execute.spark.spark_exec import ReadContext
 from sparkwire.planner.execute.subscribe.output import Shape
 from sparkwire.planner.execute.subscribe.stream import ChangeStream
 from sparkwire.planner.execute.subscribe.subscription import Bounds, Checks, Info, Subscription

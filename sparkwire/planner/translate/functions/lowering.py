@@ -43,7 +43,7 @@ from sqlglot import exp
 from sparkwire.catalog.relations.pg_keywords import KEYWORDS
 from sparkwire.planner.translate.functions.binary_strings import binary_strings
 from sparkwire.planner.translate.functions.duckdb_to_char import duckdb_to_char
-from sparkwire.planner.translate.functions.justify import duckdb_interval_text, duckdb_justify, spark_justify
+from sparkwire.planner.translate.functions.intervals.justify import duckdb_interval_text, duckdb_justify, spark_justify
 from sparkwire.planner.translate.functions.overlaps import overlaps
 from sparkwire.planner.translate.functions.series_in_from import series_in_from
 from sparkwire.planner.translate.functions.typed_literals import typed_literals
@@ -355,7 +355,7 @@ def _duckdb_json_agg(node: exp.Expr) -> exp.Expr:
 
 def lower_functions(tree: Tree, duckdb: bool = False) -> Tree:
     """`duckdb`: the tree is for DuckDB, which also takes json_agg as to_json(list(…)) (Spark: spark_arrays.py)
-    and justify_* through an engine function (functions/justify.py)."""
+    and justify_* through an engine function (functions/intervals/justify.py)."""
     out: exp.Expr = typed_literals(tree)  # date, interval and name literals as PostgreSQL reads them
     out = binary_strings(out)  # encode / decode / convert_to / convert_from (functions/binary_strings.py)
     out = series_in_from(out, duckdb)  # generate_series as a lateral join item (functions/series_in_from.py)

@@ -9,7 +9,7 @@ Contract: `to_char_values(tree, columns, duckdb)` rewrites in place and returns 
   unbounded by a day, minutes, seconds, microseconds: all of the interval's sign) formatted by the patterns HH24,
   HH / HH12, MI, SS, MS, US, DD, DDD (the span in days, 30 a month), MM, YYYY, AM / PM / am / pm, FM and quoted text
   (`%0*d`: two digits, three with a minus sign, none with FM; DD and DDD make no room for the sign). The parts
-  are DuckDB's datepart, or a Spark duration's days and time within the day (functions/interval_text.py);
+  are DuckDB's datepart, or a Spark duration's days and time within the day (functions/intervals/interval_text.py);
 - to_char(integer or numeric, template) as PostgreSQL's NUM formatting for the templates of 9 and 0 digit positions,
   a decimal point (D or .), group separators (G or ,) between digits and a leading FM: the value rounded half away
   from zero to the fraction's digits; an integer digit shows from the first 0 of the template or from the value's
@@ -28,9 +28,9 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from sparkwire.planner.bind.pg_result_types import result_type
-from sparkwire.planner.translate.functions.interval_text import duration_parts
-from sparkwire.planner.translate.functions.justify import interval_parts
-from sparkwire.planner.translate.functions.time_ops import typed_columns
+from sparkwire.planner.translate.functions.intervals.interval_text import duration_parts
+from sparkwire.planner.translate.functions.intervals.justify import interval_parts
+from sparkwire.planner.translate.functions.intervals.time_ops import typed_columns
 from sparkwire.planner.translate.spark_datetime import pg_format, template_tokens
 
 Columns = Mapping[str, Mapping[str, str]]

@@ -60,9 +60,9 @@ from sparkwire.catalog.objects import Item
 from sparkwire.engine.spark import SparkArrowStream, SparkEngine
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.planner.bind.resolve import Names, is_table_function, resolve_table, user_relations
-from sparkwire.planner.execute.row_scans import over_row_views, rows_view, scans_only
 from sparkwire.planner.execute.shadow import definition_query
-from sparkwire.planner.execute.spark_relations import (
+from sparkwire.planner.execute.spark.row_scans import over_row_views, rows_view, scans_only
+from sparkwire.planner.execute.spark.spark_relations import (
     DEFAULT_CAPACITY,
     Source,
     SparkRelations,

@@ -3,8 +3,9 @@
 PostgreSQL sums an interval's months, days and microseconds apart (`817 days 86:05:49.499`: no justification),
 avg(interval) divides that sum by the count as interval_div does (fractional months into days at 30 a month,
 fractional days into time, the time rounded to the microsecond), and age(x, y) is timestamp_age's symbolic
-difference (functions/pg_age.py). DuckDB keeps an interval's three parts but has no sum(interval); Spark's
-intervals are months alone or a duration (functions/interval_text.py), so these values exist on Spark only as text.
+difference (functions/intervals/pg_age.py). DuckDB keeps an interval's three parts but has no sum(interval);
+Spark's intervals are months alone or a duration (functions/intervals/interval_text.py), so these values exist on
+Spark only as text.
 
 Contract (an argument is an interval when planner/bind/pg_result_types.result_type types it so):
 - `duckdb_interval_results(tree, columns)`: sum / avg of an interval → the interval built from the sums of its parts
@@ -30,10 +31,10 @@ from sqlglot import exp
 from sparkwire import errors
 from sparkwire.engine.pg_functions import INTERVAL_TEXT
 from sparkwire.planner.bind.pg_result_types import result_type
-from sparkwire.planner.translate.functions.interval_text import bind, duration_parts, interval_text, number
-from sparkwire.planner.translate.functions.justify import interval_parts
-from sparkwire.planner.translate.functions.pg_age import spark_age
-from sparkwire.planner.translate.functions.time_ops import typed_columns
+from sparkwire.planner.translate.functions.intervals.interval_text import bind, duration_parts, interval_text, number
+from sparkwire.planner.translate.functions.intervals.justify import interval_parts
+from sparkwire.planner.translate.functions.intervals.pg_age import spark_age
+from sparkwire.planner.translate.functions.intervals.time_ops import typed_columns
 
 Columns = Mapping[str, Mapping[str, str]]
 INTERVAL, TIMESTAMPTZ = "interval", "timestamp with time zone"

@@ -1,4 +1,4 @@
-"""PostgreSQL's age(timestamp, timestamp) on Spark, as the text of its interval (functions/interval_text.py).
+"""PostgreSQL's age(timestamp, timestamp) on Spark, as the text of its interval (functions/intervals/interval_text.py).
 
 Contract: `spark_age(x, y, timestamp_type)` is the Spark expression of age(x, y)'s text; both arguments are cast
 to `timestamp_type` (TIMESTAMP or TIMESTAMPTZ: a date is a timestamp at midnight). It is PostgreSQL's
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.planner.translate.functions.interval_text import DAY_MICROS, bind, interval_text, number
+from sparkwire.planner.translate.functions.intervals.interval_text import DAY_MICROS, bind, interval_text, number
 
 
 def _fn(name: str, *args: exp.Expr) -> exp.Expr:

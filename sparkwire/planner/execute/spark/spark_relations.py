@@ -51,7 +51,7 @@ from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.registry import format_type
-from sparkwire.planner.execute.row_scans import rows_view
+from sparkwire.planner.execute.spark.row_scans import rows_view
 from sparkwire.storage.files import read_data_files
 from sparkwire.storage.model import DataFile
 from sparkwire.storage.numeric_text import max_scale, text_scale

@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from sparkwire.planner.bind.pg_result_types import result_type
 from sparkwire.planner.translate import numeric_types as nt
-from sparkwire.planner.translate.functions.interval_text import DAY_MICROS, duration_micros
+from sparkwire.planner.translate.functions.intervals.interval_text import DAY_MICROS, duration_micros
 
 Columns = Mapping[str, Mapping[str, str]]
 TIME, INTERVAL, TIMESTAMPTZ = "time without time zone", "interval", "timestamp with time zone"
