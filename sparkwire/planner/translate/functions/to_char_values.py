@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from sparkwire.planner.bind.pg_result_types import result_type
-from sparkwire.planner.translate.functions.intervals.interval_text import duration_parts
+from sparkwire.planner.translate.functions.intervals.interval_text import call, duration_parts, number, string
 from sparkwire.planner.translate.functions.intervals.justify import interval_parts
 from sparkwire.planner.translate.functions.intervals.time_ops import typed_columns
 from sparkwire.planner.translate.spark_datetime import pg_format, template_tokens
@@ -37,18 +37,6 @@ Columns = Mapping[str, Mapping[str, str]]
 _NUMBERS = frozenset({"smallint", "integer", "bigint", "numeric"})
 _INTERVAL_PATTERNS = frozenset({"HH24", "HH", "HH12", "MI", "SS", "MS", "US", "DD", "DDD", "MM", "YYYY"})
 _MERIDIEMS = {"AM": ("AM", "PM"), "PM": ("AM", "PM"), "am": ("am", "pm"), "pm": ("am", "pm")}
-
-
-def _s(text: str) -> exp.Expr:
-    return exp.Literal.string(text)
-
-
-def _n(value: int) -> exp.Expr:
-    return exp.Literal.number(value)
-
-
-def _fn(name: str, *args: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this=name, expressions=list(args))
 
 
 def _p(node: exp.Expr) -> exp.Expr:
@@ -64,24 +52,24 @@ def _case(condition: exp.Expr, then: exp.Expr, default: exp.Expr) -> exp.Expr:
 
 
 def _concat(parts: list[exp.Expr]) -> exp.Expr:
-    return exp.Concat(expressions=parts) if len(parts) > 1 else parts[0] if parts else _s("")
+    return exp.Concat(expressions=parts) if len(parts) > 1 else parts[0] if parts else string("")
 
 
 def _zero_padded(digits: exp.Expr, width: int) -> exp.Expr:
     """lpad that never cuts a longer text."""
     if width <= 1:
         return digits
-    longer = exp.GTE(this=exp.Length(this=digits.copy()), expression=_n(width))
-    return _case(longer, digits.copy(), _fn("lpad", digits, _n(width), _s("0")))
+    longer = exp.GTE(this=exp.Length(this=digits.copy()), expression=number(width))
+    return _case(longer, digits.copy(), call("lpad", digits, number(width), string("0")))
 
 
 def _printf(value: exp.Expr, width: int, negative_width: int) -> exp.Expr:
     """C's `%0*d` with `width` digits (`negative_width` characters with the minus sign)."""
-    negative = exp.LT(this=value.copy(), expression=_n(0))
+    negative = exp.LT(this=value.copy(), expression=number(0))
     magnitude = _text(exp.Abs(this=value.copy()))
     return _case(
         negative,
-        _concat([_s("-"), _zero_padded(magnitude.copy(), negative_width - 1)]),
+        _concat([string("-"), _zero_padded(magnitude.copy(), negative_width - 1)]),
         _zero_padded(magnitude, width),
     )
 
@@ -93,17 +81,17 @@ def _interval_fields(value: exp.Expr, duckdb: bool) -> dict[str, exp.Expr]:
     if duckdb:
         months, days, micros = interval_parts(value)
     else:
-        months, (days, micros) = _n(0), duration_parts(value)
-    hours = exp.IntDiv(this=_p(micros.copy()), expression=_n(3_600_000_000))
+        months, (days, micros) = number(0), duration_parts(value)
+    hours = exp.IntDiv(this=_p(micros.copy()), expression=number(3_600_000_000))
     return {
-        "YYYY": exp.IntDiv(this=_p(months.copy()), expression=_n(12)),
-        "MM": exp.Mod(this=_p(months.copy()), expression=_n(12)),
+        "YYYY": exp.IntDiv(this=_p(months.copy()), expression=number(12)),
+        "MM": exp.Mod(this=_p(months.copy()), expression=number(12)),
         "DD": days,
-        "DDD": _p(exp.Add(this=exp.Mul(this=_p(months), expression=_n(30)), expression=_p(days.copy()))),
+        "DDD": _p(exp.Add(this=exp.Mul(this=_p(months), expression=number(30)), expression=_p(days.copy()))),
         "HH24": hours,
-        "MI": exp.Mod(this=exp.IntDiv(this=_p(micros.copy()), expression=_n(60_000_000)), expression=_n(60)),
-        "SS": exp.Mod(this=exp.IntDiv(this=_p(micros.copy()), expression=_n(1_000_000)), expression=_n(60)),
-        "US": exp.Mod(this=_p(micros), expression=_n(1_000_000)),
+        "MI": exp.Mod(this=exp.IntDiv(this=_p(micros.copy()), expression=number(60_000_000)), expression=number(60)),
+        "SS": exp.Mod(this=exp.IntDiv(this=_p(micros.copy()), expression=number(1_000_000)), expression=number(60)),
+        "US": exp.Mod(this=_p(micros), expression=number(1_000_000)),
     }
 
 
@@ -111,16 +99,16 @@ def _interval_pattern(token: str, fill: bool, fields: dict[str, exp.Expr]) -> ex
     hours = fields["HH24"]
     if token in _MERIDIEMS:
         am, pm = _MERIDIEMS[token]
-        afternoon = exp.GTE(this=exp.Mod(this=hours.copy(), expression=_n(24)), expression=_n(12))
-        return _case(afternoon, _s(pm), _s(am))
+        afternoon = exp.GTE(this=exp.Mod(this=hours.copy(), expression=number(24)), expression=number(12))
+        return _case(afternoon, string(pm), string(am))
     if token not in _INTERVAL_PATTERNS:
         return None
     if token in ("HH", "HH12"):
-        twelfth = exp.Mod(this=hours.copy(), expression=_n(12))
-        value = _case(exp.EQ(this=twelfth.copy(), expression=_n(0)), _n(12), twelfth)
+        twelfth = exp.Mod(this=hours.copy(), expression=number(12))
+        value = _case(exp.EQ(this=twelfth.copy(), expression=number(0)), number(12), twelfth)
         return _text(value) if fill else _printf(value, 2, 3)  # the sign of the hours' width, as PostgreSQL
     if token == "MS":
-        return _printf(exp.IntDiv(this=_p(fields["US"].copy()), expression=_n(1000)), 3, 3)
+        return _printf(exp.IntDiv(this=_p(fields["US"].copy()), expression=number(1000)), 3, 3)
     if token == "US":
         return _printf(fields["US"].copy(), 6, 6)
     value = fields[token].copy()
@@ -136,7 +124,7 @@ def _interval_to_char(value: exp.Expr, template: str, duckdb: bool) -> exp.Expr 
     parts: list[exp.Expr] = []
     for token, fill in template_tokens(template):
         if token.startswith('"'):
-            parts.append(_s(token[1:-1]))
+            parts.append(string(token[1:-1]))
             continue
         if token[0].isalpha():
             pattern = _interval_pattern(token, fill, fields)
@@ -144,7 +132,7 @@ def _interval_to_char(value: exp.Expr, template: str, duckdb: bool) -> exp.Expr 
                 return None
             parts.append(pattern)
             continue
-        parts.append(_s(token))
+        parts.append(string(token))
     missing = exp.Is(this=value.copy(), expression=exp.null())
     return _p(_case(missing, exp.null(), _concat(parts)))
 
@@ -173,58 +161,58 @@ def _number_to_char(value: exp.Expr, template: str) -> exp.Expr | None:
     point = written_point and bool(fraction)  # a point with no digit after it is not printed (but for #)
     digits_whole = whole.replace(",", "")
     n_int, n_frac = len(digits_whole), len(fraction)
-    rounded = exp.Round(this=exp.cast(value.copy(), "decimal(38, 10)"), decimals=_n(n_frac))
+    rounded = exp.Round(this=exp.cast(value.copy(), "decimal(38, 10)"), decimals=number(n_frac))
     magnitude = exp.Abs(this=rounded.copy())
     integer = exp.cast(exp.Floor(this=magnitude.copy()), "decimal(38, 0)")
     integer_text = _text(integer.copy())
-    fraction_text: exp.Expr = _s("")
+    fraction_text: exp.Expr = string("")
     if n_frac:
         scaled = exp.Mul(this=_p(exp.Sub(this=magnitude.copy(), expression=exp.Floor(this=magnitude.copy()))),
                          expression=exp.Literal.number(10**n_frac))  # fmt: skip
         fraction_text = _zero_padded(_text(exp.cast(scaled, "decimal(38, 0)")), n_frac)
     kept_zeros = fraction.rfind("0") + 1  # FM keeps the digits up to the last 0 position
     if fill and kept_zeros < n_frac:
-        head = exp.Substring(this=fraction_text.copy(), start=_n(1), length=_n(kept_zeros))
-        tail = exp.Substring(this=fraction_text.copy(), start=_n(kept_zeros + 1))
-        fraction_text = _concat([head, exp.Trim(this=tail, expression=_s("0"), position="TRAILING")])
-    printed_fraction = exp.Length(this=fraction_text.copy()) if fill else _n(n_frac)
-    zero = exp.EQ(this=integer.copy(), expression=_n(0))
-    fraction_printed = exp.GT(this=printed_fraction, expression=_n(0))
-    significant = _case(exp.and_(zero.copy(), fraction_printed), _n(0), exp.Length(this=integer_text.copy()))
-    padded = _fn("lpad", integer_text.copy(), _n(max(n_int, 1)), _s("0"))
+        head = exp.Substring(this=fraction_text.copy(), start=number(1), length=number(kept_zeros))
+        tail = exp.Substring(this=fraction_text.copy(), start=number(kept_zeros + 1))
+        fraction_text = _concat([head, exp.Trim(this=tail, expression=string("0"), position="TRAILING")])
+    printed_fraction = exp.Length(this=fraction_text.copy()) if fill else number(n_frac)
+    zero = exp.EQ(this=integer.copy(), expression=number(0))
+    fraction_printed = exp.GT(this=printed_fraction, expression=number(0))
+    significant = _case(exp.and_(zero.copy(), fraction_printed), number(0), exp.Length(this=integer_text.copy()))
+    padded = call("lpad", integer_text.copy(), number(max(n_int, 1)), string("0"))
     first_zero = digits_whole.find("0") if "0" in digits_whole else n_int
 
     def shown(position: int) -> exp.Expr:
         """Whether the integer digit at `position` shows: from the template's first 0 or the value's first digit."""
         if position >= first_zero:
             return exp.true()
-        first_digit = exp.Sub(this=_n(n_int), expression=significant.copy())
-        return exp.GTE(this=_n(position), expression=first_digit)
+        first_digit = exp.Sub(this=number(n_int), expression=significant.copy())
+        return exp.GTE(this=number(position), expression=first_digit)
 
     body: list[exp.Expr] = []
     position = 0
-    hidden = _s("") if fill else _s(" ")
+    hidden = string("") if fill else string(" ")
     for char in whole:
         if char == ",":  # shown after a shown digit
-            body.append(_case(shown(position - 1), _s(","), hidden.copy()))
+            body.append(_case(shown(position - 1), string(","), hidden.copy()))
             continue
-        digit = exp.Substring(this=padded.copy(), start=_n(position + 1), length=_n(1))
+        digit = exp.Substring(this=padded.copy(), start=number(position + 1), length=number(1))
         body.append(_case(shown(position), digit, hidden.copy()))
         position += 1
     if point:
-        body.extend([_s("."), fraction_text])
-    negative = exp.LT(this=rounded.copy(), expression=_n(0))
+        body.extend([string("."), fraction_text])
+    negative = exp.LT(this=rounded.copy(), expression=number(0))
     rendered = _concat(body)
     if fill:
-        out = _concat([_case(negative.copy(), _s("-"), _s("")), rendered])
+        out = _concat([_case(negative.copy(), string("-"), string("")), rendered])
     else:
-        sign = _case(negative.copy(), _s("-"), _s(" "))
-        trimmed = _fn("ltrim", rendered.copy())
+        sign = _case(negative.copy(), string("-"), string(" "))
+        trimmed = call("ltrim", rendered.copy())
         lead = exp.Sub(this=exp.Length(this=rendered.copy()), expression=exp.Length(this=trimmed.copy()))
-        out = _concat([_fn("repeat", _s(" "), lead), sign, trimmed])
+        out = _concat([call("repeat", string(" "), lead), sign, trimmed])
     hashes = "".join("#" if c in "90" else c for c in whole) + ("." + "#" * n_frac if written_point else "")
-    overflow = exp.GT(this=exp.Length(this=integer_text.copy()), expression=_n(n_int))
-    overflowed = _concat([_case(negative.copy(), _s("-"), _s("" if fill else " ")), _s(hashes)])
+    overflow = exp.GT(this=exp.Length(this=integer_text.copy()), expression=number(n_int))
+    overflowed = _concat([_case(negative.copy(), string("-"), string("" if fill else " ")), string(hashes)])
     missing = exp.Is(this=value.copy(), expression=exp.null())
     cases = [exp.If(this=missing, true=exp.null()), exp.If(this=overflow, true=overflowed)]
     return _p(exp.Case(ifs=cases, default=out))

@@ -31,7 +31,13 @@ from sqlglot import exp
 from sparkwire import errors
 from sparkwire.engine.pg_functions import INTERVAL_TEXT
 from sparkwire.planner.bind.pg_result_types import result_type
-from sparkwire.planner.translate.functions.intervals.interval_text import bind, duration_parts, interval_text, number
+from sparkwire.planner.translate.functions.intervals.interval_text import (
+    bind,
+    call,
+    duration_parts,
+    interval_text,
+    number,
+)
 from sparkwire.planner.translate.functions.intervals.justify import interval_parts
 from sparkwire.planner.translate.functions.intervals.pg_age import spark_age
 from sparkwire.planner.translate.functions.intervals.time_ops import typed_columns
@@ -40,10 +46,6 @@ Columns = Mapping[str, Mapping[str, str]]
 INTERVAL, TIMESTAMPTZ = "interval", "timestamp with time zone"
 _MARK = "sparkwire_interval_result"
 _KEY = "key:"  # an ORDER BY key's age(): its span, not its text
-
-
-def _fn(name: str, *args: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this=name, expressions=list(args))
 
 
 def _paren(node: exp.Expr) -> exp.Expr:
@@ -121,24 +123,24 @@ def _as_double(value: exp.Expr) -> exp.Expr:
 
 
 def _trunc(value: exp.Expr) -> exp.Expr:
-    return _fn("trunc", value)
+    return call("trunc", value)
 
 
 def _tsround(value: exp.Expr) -> exp.Expr:
     """PostgreSQL's TSROUND: to the microsecond, half to even."""
-    scaled = _fn("round_even", exp.Mul(this=_paren(value), expression=number(1_000_000)), number(0))
+    scaled = call("round_even", exp.Mul(this=_paren(value), expression=number(1_000_000)), number(0))
     return _paren(exp.Div(this=scaled, expression=exp.Literal.number("1000000.0")))
 
 
 def _interval(months: exp.Expr, days: exp.Expr, micros: exp.Expr) -> exp.Expr:
-    parts = [_fn("to_months", exp.cast(months, "int")), _fn("to_days", exp.cast(days, "int"))]
+    parts = [call("to_months", exp.cast(months, "int")), call("to_days", exp.cast(days, "int"))]
     total = exp.Add(this=parts[0], expression=parts[1])
-    return _paren(exp.Add(this=total, expression=_fn("to_microseconds", exp.cast(micros, "bigint"))))
+    return _paren(exp.Add(this=total, expression=call("to_microseconds", exp.cast(micros, "bigint"))))
 
 
 def _duckdb_avg(months: exp.Expr, days: exp.Expr, micros: exp.Expr, count: exp.Expr) -> exp.Expr:
     """interval_div(sum, count) over the sums of the parts."""
-    n = _as_double(_fn("nullif", count, number(0)))
+    n = _as_double(call("nullif", count, number(0)))
 
     def share(value: exp.Expr) -> exp.Expr:
         return _paren(exp.Div(this=_as_double(value.copy()), expression=n.copy()))
@@ -158,7 +160,7 @@ def _duckdb_avg(months: exp.Expr, days: exp.Expr, micros: exp.Expr, count: exp.E
     seconds_left = exp.Sub(this=seconds, expression=exp.Mul(this=_paren(carry.copy()), expression=number(86400)))
     all_days = exp.Add(this=exp.Add(this=whole_days, expression=_paren(carry)), expression=_trunc(remainder_days))
     spread = exp.Mul(this=_paren(seconds_left), expression=number(1_000_000))
-    time = _fn("round_even", exp.Add(this=share(micros), expression=spread), number(0))
+    time = call("round_even", exp.Add(this=share(micros), expression=spread), number(0))
     return _interval(whole_months, all_days, time)
 
 
@@ -180,7 +182,7 @@ def duckdb_interval_results(tree: exp.Expr, columns: Columns | None) -> exp.Expr
     for node in _matches(tree, known):
         value, outer = _duckdb_value(node), _outer(node)
         if columns is not None and _result_column(node, tree):
-            value = _fn(INTERVAL_TEXT, *interval_parts(value))
+            value = call(INTERVAL_TEXT, *interval_parts(value))
         if value is not node:
             outer.replace(value)
     return tree
@@ -231,7 +233,7 @@ def _spark_avg(v: dict[str, exp.Expr]) -> exp.Expr:
     share = exp.Div(this=exp.cast(v["d"].copy(), "double"), expression=exp.cast(v["n"].copy(), "double"))
     whole = exp.cast(share.copy(), "int")
     fraction = exp.Mul(this=_paren(exp.Sub(this=share, expression=whole.copy())), expression=number(86400))
-    seconds = exp.Div(this=_fn("rint", exp.Mul(this=_paren(fraction), expression=number(1_000_000))),
+    seconds = exp.Div(this=call("rint", exp.Mul(this=_paren(fraction), expression=number(1_000_000))),
                       expression=exp.Literal.number("1000000.0"))  # fmt: skip
     return bind({"q": whole, "s": seconds, "u": v["u"].copy(), "n": v["n"].copy()}, _spark_avg_time, "_sw_avg2")
 
@@ -242,7 +244,7 @@ def _spark_avg_time(v: dict[str, exp.Expr]) -> exp.Expr:
                                                            "int"))], default=number(0))  # fmt: skip
     seconds = exp.Sub(this=v["s"].copy(), expression=exp.Mul(this=_paren(carry.copy()), expression=number(86400)))
     share = exp.Div(this=exp.cast(v["u"].copy(), "double"), expression=exp.cast(v["n"].copy(), "double"))
-    time = _fn("rint", exp.Add(this=share, expression=exp.Mul(this=_paren(seconds), expression=number(1_000_000))))
+    time = call("rint", exp.Add(this=share, expression=exp.Mul(this=_paren(seconds), expression=number(1_000_000))))
     return interval_text(number(0), exp.Add(this=v["q"].copy(), expression=_paren(carry)), time)
 
 

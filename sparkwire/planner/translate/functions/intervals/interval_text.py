@@ -30,22 +30,23 @@ def number(value: int) -> exp.Expr:
     return exp.Literal.number(value)
 
 
-def _string(value: str) -> exp.Expr:
+def string(value: str) -> exp.Expr:
     return exp.Literal.string(value)
 
 
-def _fn(name: str, *args: exp.Expr) -> exp.Expr:
+def call(name: str, *args: exp.Expr) -> exp.Expr:
+    """A call of the engine function `name` (the SQL builders of translate/functions share these three)."""
     return exp.Anonymous(this=name, expressions=list(args))
 
 
 def bind(values: Mapping[str, exp.Expr], body: Callable[[dict[str, exp.Expr]], exp.Expr], name: str) -> exp.Expr:
     fields: list[exp.Expr] = []
     for key, value in values.items():
-        fields.extend([_string(key), value])
+        fields.extend([string(key), value])
     names: dict[str, exp.Expr] = {key: exp.column(key, table=name) for key in values}
     function = exp.Lambda(this=body(names), expressions=[exp.to_identifier(name)])
-    mapped = exp.Transform(this=exp.Array(expressions=[_fn("named_struct", *fields)]), expression=function)
-    return _fn("element_at", mapped, number(1))
+    mapped = exp.Transform(this=exp.Array(expressions=[call("named_struct", *fields)]), expression=function)
+    return call("element_at", mapped, number(1))
 
 
 def _nonzero(value: exp.Expr) -> exp.Expr:
@@ -58,13 +59,13 @@ def _negative(value: exp.Expr) -> exp.Expr:
 
 def _field(value: exp.Expr, unit: str, before: exp.Expr | None) -> exp.Expr:
     """`-3 days`, `+2 mons` after a negative field, nothing for 0."""
-    plus: exp.Expr = _string("")
+    plus: exp.Expr = string("")
     if before is not None:
         positive_after_negative = exp.and_(before, exp.GT(this=value.copy(), expression=number(0)))
-        plus = exp.Case(ifs=[exp.If(this=positive_after_negative, true=_string("+"))], default=_string(""))
+        plus = exp.Case(ifs=[exp.If(this=positive_after_negative, true=string("+"))], default=string(""))
     units = exp.Case(
-        ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=number(1)), true=_string(f" {unit}"))],
-        default=_string(f" {unit}s"),
+        ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=number(1)), true=string(f" {unit}"))],
+        default=string(f" {unit}s"),
     )
     text = exp.Concat(expressions=[plus, exp.cast(value.copy(), "string"), units])
     return exp.Case(ifs=[exp.If(this=_nonzero(value), true=text)])
@@ -86,18 +87,18 @@ def _clock(micros: exp.Expr, before: exp.Expr) -> exp.Expr:
         whole: exp.Expr = exp.IntDiv(this=magnitude.copy(), expression=number(size))
         return exp.Mod(this=whole, expression=number(modulo)) if modulo else whole
 
-    clock = _fn("format_string", _string("%02d:%02d:%02d"), unit(3_600_000_000, None), unit(60_000_000, 60),
+    clock = call("format_string", string("%02d:%02d:%02d"), unit(3_600_000_000, None), unit(60_000_000, 60),
                 unit(1_000_000, 60))  # fmt: skip
     fraction = exp.Mod(this=magnitude.copy(), expression=number(1_000_000))
-    six = _fn("format_string", _string("%06d"), fraction)
-    digits = exp.Trim(this=six, expression=_string("0"), position="TRAILING")
+    six = call("format_string", string("%06d"), fraction)
+    digits = exp.Trim(this=six, expression=string("0"), position="TRAILING")
     fraction_text = exp.Case(
-        ifs=[exp.If(this=_nonzero(fraction), true=exp.Concat(expressions=[_string("."), digits]))],
-        default=_string(""),
+        ifs=[exp.If(this=_nonzero(fraction), true=exp.Concat(expressions=[string("."), digits]))],
+        default=string(""),
     )
     sign = exp.Case(
-        ifs=[exp.If(this=_negative(micros), true=_string("-")), exp.If(this=before, true=_string("+"))],
-        default=_string(""),
+        ifs=[exp.If(this=_negative(micros), true=string("-")), exp.If(this=before, true=string("+"))],
+        default=string(""),
     )
     return exp.Concat(expressions=[sign, clock, fraction_text])
 
@@ -110,9 +111,9 @@ def _text(parts: dict[str, exp.Expr]) -> exp.Expr:
     clock = exp.Case(
         ifs=[exp.If(this=exp.or_(_nonzero(micros), all_zero), true=_clock(micros, _last_negative([years, mons, days])))]
     )
-    text = _fn(
+    text = call(
         "concat_ws",
-        _string(" "),
+        string(" "),
         _field(years, "year", None),
         _field(mons, "mon", _last_negative([years])),
         _field(days, "day", _last_negative([years, mons])),
@@ -128,9 +129,9 @@ def interval_text(months: exp.Expr, days: exp.Expr, micros: exp.Expr) -> exp.Exp
 
 
 def duration_micros(value: exp.Expr) -> exp.Expr:
-    epoch = exp.cast(_string(_EPOCH), exp.DType.TIMESTAMP)
+    epoch = exp.cast(string(_EPOCH), exp.DType.TIMESTAMP)
     moved = exp.Paren(this=exp.Add(this=epoch.copy(), expression=exp.Paren(this=value)))
-    return _fn("timestampdiff", exp.var("MICROSECOND"), epoch, moved)
+    return call("timestampdiff", exp.var("MICROSECOND"), epoch, moved)
 
 
 def duration_parts(value: exp.Expr) -> tuple[exp.Expr, exp.Expr]:

@@ -13,11 +13,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from sparkwire.planner.translate.functions.intervals.interval_text import DAY_MICROS, bind, interval_text, number
-
-
-def _fn(name: str, *args: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this=name, expressions=list(args))
+from sparkwire.planner.translate.functions.intervals.interval_text import DAY_MICROS, bind, call, interval_text, number
 
 
 def _big(value: exp.Expr) -> exp.Expr:
@@ -38,14 +34,14 @@ def _mul(left: exp.Expr, right: exp.Expr) -> exp.Expr:
 
 def _time_of_day(value: exp.Expr) -> exp.Expr:
     """Microseconds since midnight."""
-    hours = _mul(_big(_fn("hour", value.copy())), number(3_600_000_000))
-    minutes = _mul(_big(_fn("minute", value.copy())), number(60_000_000))
+    hours = _mul(_big(call("hour", value.copy())), number(3_600_000_000))
+    minutes = _mul(_big(call("minute", value.copy())), number(60_000_000))
     seconds = _big(_mul(exp.Extract(this=exp.var("SECOND"), expression=value.copy()), number(1_000_000)))
     return _add(_add(hours, minutes), seconds)
 
 
 def _field_difference(name: str, later: exp.Expr, earlier: exp.Expr) -> exp.Expr:
-    return _sub(_big(_fn(name, later.copy())), _big(_fn(name, earlier.copy())))
+    return _sub(_big(call(name, later.copy())), _big(call(name, earlier.copy())))
 
 
 def _borrows(value: exp.Expr, size: exp.Expr) -> exp.Expr:
@@ -63,7 +59,7 @@ def _fields(v: dict[str, exp.Expr], key: bool) -> exp.Expr:
     step = {
         "t": _add(time, _mul(day_borrow.copy(), number(DAY_MICROS))),
         "d": _sub(_field_difference("day", v["a"], v["b"]), day_borrow),
-        "l": _big(_fn("day", _fn("last_day", v["b"].copy()))),
+        "l": _big(call("day", call("last_day", v["b"].copy()))),
         "m": _field_difference("month", v["a"], v["b"]),
         "y": _field_difference("year", v["a"], v["b"]),
         "n": v["n"].copy(),

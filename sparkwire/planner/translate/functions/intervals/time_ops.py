@@ -23,7 +23,7 @@ from sqlglot import exp
 
 from sparkwire.planner.bind.pg_result_types import result_type
 from sparkwire.planner.translate import numeric_types as nt
-from sparkwire.planner.translate.functions.intervals.interval_text import DAY_MICROS, duration_micros
+from sparkwire.planner.translate.functions.intervals.interval_text import DAY_MICROS, call, duration_micros
 
 Columns = Mapping[str, Mapping[str, str]]
 TIME, INTERVAL, TIMESTAMPTZ = "time without time zone", "interval", "timestamp with time zone"
@@ -32,12 +32,8 @@ D = exp.DType
 _DATETIMES = frozenset({D.TIMESTAMP, D.TIMESTAMPTZ, D.TIMESTAMPLTZ, D.TIMESTAMPNTZ, D.TIME})
 
 
-def _fn(name: str, *args: exp.Expr) -> exp.Expr:
-    return exp.Anonymous(this=name, expressions=list(args))
-
-
 def _micros(time: exp.Expr) -> exp.Expr:
-    return _fn("epoch_us", time)
+    return call("epoch_us", time)
 
 
 def _midnight() -> exp.Expr:
@@ -61,9 +57,9 @@ def typed_columns(tree: exp.Expr, schema: Columns) -> dict[str, Mapping[str, str
 def _duckdb(node: exp.Expr, known: Columns) -> exp.Expr | None:
     if isinstance(node, exp.Sub) and result_type(node.this, known) == result_type(node.expression, known) == TIME:
         difference = exp.Sub(this=_micros(node.this), expression=_micros(node.expression))
-        return exp.Paren(this=_fn("to_microseconds", difference))
+        return exp.Paren(this=call("to_microseconds", difference))
     if isinstance(node, exp.TimestampTrunc) and result_type(node.this, known) == TIME:
-        return exp.TimestampTrunc(this=_fn("to_microseconds", _micros(node.this)), unit=node.args.get("unit"))
+        return exp.TimestampTrunc(this=call("to_microseconds", _micros(node.this)), unit=node.args.get("unit"))
     return None
 
 
@@ -71,9 +67,9 @@ def _spark_wrap(node: exp.Add | exp.Sub, known: Columns) -> exp.Expr | None:
     kinds = [result_type(node.this, known), result_type(node.expression, known)]
     if kinds == [TIME, INTERVAL] or (isinstance(node, exp.Add) and kinds == [INTERVAL, TIME]):
         time, interval = (node.this, node.expression) if kinds[0] == TIME else (node.expression, node.this)
-        of_day = _fn("time_diff", exp.Literal.string("MICROSECOND"), _midnight(), time)
+        of_day = call("time_diff", exp.Literal.string("MICROSECOND"), _midnight(), time)
         moved = (exp.Add if isinstance(node, exp.Add) else exp.Sub)(this=of_day, expression=duration_micros(interval))
-        return _fn("time_from_micros", _fn("pmod", moved, exp.Literal.number(DAY_MICROS)))
+        return call("time_from_micros", call("pmod", moved, exp.Literal.number(DAY_MICROS)))
     return None
 
 
@@ -82,7 +78,7 @@ def _spark(node: exp.Expr, known: Columns) -> exp.Expr | None:
         unit = node.args.get("unit")
         field = unit.name.upper() if isinstance(unit, exp.Expr) else ""
         if field in _SPARK_TRUNC_FIELDS:
-            truncated = _fn("time_trunc", exp.Literal.string(field), node.this)
+            truncated = call("time_trunc", exp.Literal.string(field), node.this)
             return exp.Paren(this=exp.Sub(this=truncated, expression=_midnight()))
     if isinstance(node, exp.Add | exp.Sub):
         return _spark_wrap(node, known)
