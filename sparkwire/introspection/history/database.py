@@ -49,6 +49,11 @@ _OLD_RUNNING = f"{HISTORY_CATALOG}.main.running"  # the statements in flight had
 _IN_FLIGHT = "finished_at IS NULL"
 _FINISHED_AT = [name for name, _ in ACTIVITY_COLUMNS].index("finished_at")
 _SESSIONS = f"{HISTORY_CATALOG}.main.sessions"
+# Row groups of 2,048 rows (DuckDB's default is 122,880): the min / max of began_at per group let a top-N such as
+# the activity log's `ORDER BY began_at DESC LIMIT 100` read the newest group or two and skip the rest (DuckDB
+# orders a top-N's scan by those statistics), so its cost stays that of the LIMIT as the log grows — 2.8 ms over
+# 106,050 rows against 6.4 ms with the default groups (issue 14).
+ROW_GROUP_ROWS = 2048
 # The execution tables hold the activity log's columns and one more, for the lifecycle view (Materialize's
 # lifecycle events are three times of an execution: one row per execution instead of three per statement).
 _EXECUTION_COLUMNS = (*ACTIVITY_COLUMNS, ("dependencies_finished_at", "timestamp with time zone"))
@@ -93,7 +98,7 @@ class HistoryDatabase:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._con = engine.connect(counts_writes=False)  # live relations are never cached
         quoted_path = str(path).replace("'", "''")
-        self._con.command(f"ATTACH '{quoted_path}' AS {HISTORY_CATALOG}")
+        self._con.command(f"ATTACH '{quoted_path}' AS {HISTORY_CATALOG} (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
         for table, rel in _TABLES.items():
             columns = ", ".join(f"{quoted(name)} {engine_type(pg_type)}" for name, pg_type in rel.columns)
             self._con.command(f"CREATE TABLE IF NOT EXISTS {table} ({columns})")
