@@ -13,8 +13,10 @@ INSERTs a row every 50 ms. Prints p50 / p99 per query and phase, the ratio load 
 load ≤ 2× idle and ≤ 10 ms). Exits 0 either way: it reports, it does not gate; tests never assert on time.
 
 Reference (`--no-postgres` skips it): PostgreSQL 15 on a loopback port, timed by the same code in the same two
-phases (idle, then under the same Spark load): pg_stat_activity, psql's `\\dt` and `SELECT * FROM pg_class`. It shows
-what the operating system alone adds to a small query's tail when every core is busy.
+phases (idle, then under the same Spark load): the activity log query over a table holding a copy of sparkwire's
+log (`mirror_log`), pg_stat_activity, psql's `\\dt` and `SELECT * FROM pg_class`. It shows what a server in a
+process of its own (and, started by pg_ctl, a Linux autogroup of its own) gets from the same machine under the
+same load.
 """
 
 from __future__ import annotations
@@ -57,8 +59,7 @@ QUERIES = {
     "psql \\dt": DT_QUERY,
     "mz_objects": "SELECT * FROM mz_catalog.mz_objects",
 }
-# PostgreSQL 15's answer to the same client code, idle and while the same Spark load runs on the machine: the floor
-# the operating system sets for a small query's tail when every core is busy
+# PostgreSQL 15's answers to the same client code, idle and while the same Spark load runs on the machine
 PG_QUERIES = {
     "activity log, last 100": QUERIES["activity log, last 100"],  # over a copy of sparkwire's log (mirror_log)
     "pg_stat_activity": QUERIES["pg_stat_activity"],
