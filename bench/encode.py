@@ -2,11 +2,11 @@
 then, for small results, the two ways `encode_data_rows` can encode a batch, side by side.
 
 Run: `python bench/encode.py [rows]`. Measures `encode_data_rows` alone (no socket), over 64Ki-row batches as an
-engine would stream them, best of three runs. The second table times one batch of 8 to 64 rows, median of 300, per
-value (`rows._small`, what batches under `SMALL_BATCH` rows take) and per column (`rows._assemble` of the column
-encoders, what larger ones take), for a narrow catalog-like result (int4, name, bool, int8) and a wide one like the
-activity log's (20 columns: text, timestamptz, float8, int8, bytea, text[]); `SMALL_BATCH` is set where the
-per-value way stops being the cheaper one.
+engine would stream them, best of three runs. The second table times one batch of 8 to 64 rows, median of 300,
+per value (`rows.encode_by_values`, what batches under `SMALL_BATCH` rows take) and per column
+(`rows.encode_by_columns`, what larger ones take), for a narrow catalog-like result (int4, name, bool, int8) and a
+wide one like the activity log's (20 columns: text, timestamptz, float8, int8, bytea, text[]); `SMALL_BATCH` is set
+where the per-value way stops being the cheaper one.
 """
 
 from __future__ import annotations
@@ -86,11 +86,6 @@ def _median_us(fn: Callable[[], bytes]) -> float:
     return float(sorted(times)[len(times) // 2] * 1e6)
 
 
-def _per_column(batch: pa.RecordBatch, oids: list[int], options: EncodeOptions) -> bytes:
-    encoded = [rows.encode_column(batch.column(i), oid, 0, options) for i, oid in enumerate(oids)]
-    return b"".join(rows._assemble(encoded, batch.num_rows))
-
-
 def small_batches() -> None:
     options = EncodeOptions()
     print(f"\none small batch, text format, median µs (SMALL_BATCH = {rows.SMALL_BATCH})")
@@ -99,8 +94,9 @@ def small_batches() -> None:
         line = f"{n:>5}"
         for make, width in ((_narrow, 17), (_wide, 15)):
             batch, oids = make(n)
-            per_value = _median_us(functools.partial(rows._small, batch, oids, [0] * len(oids), options))
-            per_column = _median_us(functools.partial(_per_column, batch, oids, options))
+            formats = [0] * len(oids)
+            per_value = _median_us(functools.partial(rows.encode_by_values, batch, oids, formats, options))
+            per_column = _median_us(functools.partial(rows.encode_by_columns, batch, oids, formats, options))
             line += f" {per_value:>{width}.0f} {per_column:>11.0f}"
         print(line)
 
