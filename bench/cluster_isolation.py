@@ -96,10 +96,13 @@ class _Load:
             thread.join(timeout=600)
 
 
-def run(rows: int, queries: int, size_a: str, size_b: str, rounds: int, sessions: int) -> dict[str, list[float]]:
+def run(
+    rows: int, queries: int, size_a: str, size_b: str, rounds: int, sessions: int, applications: bool = False
+) -> dict[str, list[float]]:
     per_round = max(1, queries // rounds)
     with tempfile.TemporaryDirectory(prefix="sw-iso-") as tmp:
-        server = SparkwireServer.start(Path(tmp) / "data", wait=120)
+        flags = ["--cluster-applications"] if applications else []
+        server = SparkwireServer.start(Path(tmp) / "data", *flags, wait=120)
         try:
             with psycopg.connect(server.dsn, autocommit=True) as conn:
                 conn.execute(f"CREATE CLUSTER a (SIZE = '{size_a}')")
@@ -139,8 +142,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="idle / isolated / shared rounds, interleaved")
     parser.add_argument("--size-a", default="200cc")
     parser.add_argument("--size-b", default="50cc")
+    parser.add_argument(
+        "--cluster-applications", action="store_true", help="each replica its own Spark application (serve's flag)"
+    )
     args = parser.parse_args()
-    results = run(args.rows, args.queries, args.size_a, args.size_b, args.rounds, args.heavy_sessions)
+    results = run(
+        args.rows, args.queries, args.size_a, args.size_b, args.rounds, args.heavy_sessions, args.cluster_applications
+    )
+    mode = "own applications" if args.cluster_applications else "FAIR pools of one application"
+    print(f"clusters as {mode}")
     idle = results["idle"]
     print(f"{'b small queries':<22}{'p50 ms':>10}{'p99 ms':>10}{'p50 ×idle':>12}{'p99 ×idle':>12}")
     for name, times in results.items():

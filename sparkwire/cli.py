@@ -50,6 +50,12 @@ def parser() -> argparse.ArgumentParser:
     srv.add_argument("--spark-master", default="local[*]", help="local[*] (embedded, default) or spark://host:port")
     srv.add_argument("--spark-remote", help="use a Spark Connect server instead, sc://host:port")
     srv.add_argument(
+        "--cluster-applications",
+        action="store_true",
+        help="run each cluster replica as a Spark application of its own (local[cores] embedded, or on the "
+        "--spark-master cluster with spark.cores.max), instead of a FAIR pool of the one application",
+    )
+    srv.add_argument(
         "--spark-start",
         choices=["background", "on-demand"],
         default="background",
@@ -90,11 +96,16 @@ def spark_engine(args: argparse.Namespace) -> SparkEngine:
         broadcast_threshold=args.spark_broadcast_threshold,
         shuffle_partitions=args.spark_shuffle_partitions,
     )
+    # with an application per cluster replica, the main one runs only work of no cluster (a view computed for a
+    # reader): on a Spark cluster it takes one core, not every core the cluster manager would otherwise give it
+    own = args.cluster_applications and not args.spark_master.startswith("local")
     return SparkEngine(
         args.data_dir.resolve() / "spark",
+        extra_conf={"spark.cores.max": "1"} if own else None,
         master=args.spark_master,
         remote=args.spark_remote,
         sizing=sizing,
+        cluster_applications=args.cluster_applications,
         warm_up=args.spark_warm_up == "on",
     )
 
@@ -114,6 +125,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             log.error("--auth %s needs the superuser password in %s", args.auth, PASSWORD_ENV)
             return 2
         bootstrap = BootstrapPasswords(SUPERUSER, password)
+    if args.cluster_applications and args.spark_remote:
+        log.error("--cluster-applications needs --spark-master (embedded or spark://): sparkwire cannot start "
+                  "applications through one Spark Connect server")
+        return 2
     if (args.tls_cert is None) != (args.tls_key is None):
         log.error("--tls-cert and --tls-key go together")
         return 2

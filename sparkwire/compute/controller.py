@@ -10,20 +10,25 @@ Contract (one per process, made by the data plane; every method may be called fr
 - `running(kind, cluster_id, object_id=…, execution_id=…)`: a context manager around one piece of work (`query`:
   a statement's Spark job; `materialized-view` / `index`: a refresh of a maintained object; `ingestion` later); it
   picks the cluster's replica (round robin over its replicas), makes sure its pool exists, records the work as
-  running until the block ends and yields the pool name for `spark.scheduler.pool`. A cluster without replicas
+  running until the block ends and yields its `Placement`: `pool` (for `spark.scheduler.pool`) and `engine`, the
+  replica's own Spark application with `--cluster-applications` (compute/applications.py), else None (the main
+  engine). A cluster without replicas
   raises 55000 `CLUSTER "c" has no replicas available to service request` (Materialize's wording).
 - Preemption (compute/preemption.py): while the replicas of two or more clusters have work, a replica whose tasks
   wait for a slot held by another cluster's replica above its guaranteed share gets one (`busy_pools()`: the pools
   with work now).
 - `active()`: the work running now; `history()`, `statuses()`, `utilization()`: the rows of the live relations
   (compute/live.py). Utilization is per replica: cpu_percent = its pool's running tasks / Spark's task slots,
-  memory_percent = the JVM heap in use × its share of the running tasks / the size's memory; 0 when idle.
+  memory_percent = the JVM heap in use × its share of the running tasks / the size's memory; 0 when idle. A replica
+  that is an application of its own: its JVM's CPU since the last look over its cores, and its resident memory over
+  the size's memory; its status is its engine's (`offline` with the reason while it starts, restarts or failed).
 """
 
 from __future__ import annotations
 
 import datetime
 import itertools
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,11 +41,13 @@ from sparkwire.catalog import CatalogState
 from sparkwire.catalog.clusters import replicas
 from sparkwire.catalog.objects import Cluster, ClusterReplica, Item
 from sparkwire.catalog.sizes import size_of
+from sparkwire.compute.applications import ReplicaApplications
 from sparkwire.compute.pools import SparkPools, pool_name
 from sparkwire.compute.preemption import Preemptor
 from sparkwire.compute.replica_history import ReplicaHistory
 from sparkwire.engine.spark import SparkEngine
 
+log = logging.getLogger(__name__)
 WorkKind = Literal["query", "materialized-view", "index", "ingestion"]
 
 
@@ -53,6 +60,14 @@ def _now() -> datetime.datetime:
 
 
 @dataclass(frozen=True, slots=True)
+class Placement:
+    """Where one piece of work runs: its replica's FAIR pool, in its replica's own engine if it has one."""
+
+    pool: str
+    engine: SparkEngine | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Work:
     id: int
     kind: WorkKind
@@ -62,12 +77,14 @@ class Work:
     object_id: str | None
     execution_id: str | None
     started_at: datetime.datetime
+    own_application: bool = False
 
 
 class ClusterController:
     def __init__(self, spark: SparkEngine, state: CatalogState, history: Path | None = None) -> None:
         self._spark = spark
         self.pools = SparkPools(spark)
+        self.applications = ReplicaApplications(spark)
         self._lock = threading.Lock()
         self._clusters: object = None
         self._replicas: dict[str, tuple[Cluster, tuple[ClusterReplica, ...]]] = {}
@@ -90,7 +107,12 @@ class ClusterController:
                 {r.id: (r.size, c.id, c.name, r.name) for c, reps in self._replicas.values() for r in reps}, _now()
             )
             pools = {pool_name(c.id, r.id): size_of(r.size) for c, reps in self._replicas.values() for r in reps}
+            labels = {pool_name(c.id, r.id): f"{c.name}.{r.name}" for c, reps in self._replicas.values() for r in reps}
         self.pools.declare(pools)
+        try:  # a replica whose application cannot be made says so in its status; the commit stands
+            self.applications.sync({pool: (labels[pool], size) for pool, size in pools.items()})
+        except Exception:
+            log.exception("could not start or stop the clusters' Spark applications")
 
     def cluster_of(self, item: Item, state: CatalogState) -> str | None:
         if item.cluster_id is not None:
@@ -121,23 +143,28 @@ class ClusterController:
         *,
         object_id: str | None = None,
         execution_id: str | None = None,
-    ) -> Iterator[str]:
+    ) -> Iterator[Placement]:
         cluster, replica = self._replica(cluster_id)
         pool = pool_name(cluster, replica.id)
-        self.pools.ensure(pool)
-        work = Work(next(self._ids), kind, cluster, replica.id, pool, object_id, execution_id or None, _now())
+        engine = self.applications.engine(pool)
+        if engine is None:
+            self.pools.ensure(pool)
+        work = Work(
+            next(self._ids), kind, cluster, replica.id, pool, object_id, execution_id or None, _now(),
+            own_application=engine is not None,
+        )  # fmt: skip
         with self._lock:
             self._work[work.id] = work
         self.preemption.watch()
         try:
-            yield pool
+            yield Placement(pool, engine)
         finally:
             with self._lock:
                 self._work.pop(work.id, None)
 
     def busy_pools(self) -> set[str]:
         with self._lock:
-            return {w.pool for w in self._work.values()}
+            return {w.pool for w in self._work.values() if not w.own_application}  # the main engine's pools
 
     def active(self) -> list[Work]:
         with self._lock:
@@ -169,16 +196,24 @@ class ClusterController:
         health = self._spark.health()
         online = health.state == "ready"
         reason = None if online else (health.last_failure or f"the Spark engine is {health.state}")
-        return [
-            {
-                "replica_id": r.id,
-                "process_id": 0,
-                "status": "online" if online else "offline",
-                "reason": reason,
-                "updated_at": health.checked_at or _now(),
-            }
-            for _, r in self._all_replicas()
-        ]
+        rows: list[dict[str, object]] = []
+        for cluster_id, r in self._all_replicas():
+            own = self.applications.health(pool_name(cluster_id, r.id))
+            state = health if own is None else own
+            ready = online if own is None else own.state == "ready"
+            why = reason
+            if own is not None:
+                why = None if ready else own.last_failure or f"its Spark application is {own.state}"
+            rows.append(
+                {
+                    "replica_id": r.id,
+                    "process_id": 0,
+                    "status": "online" if ready else "offline",
+                    "reason": why,
+                    "updated_at": state.checked_at or _now(),
+                }
+            )
+        return rows
 
     def utilization(self) -> list[dict[str, object]]:
         running = self.pools.running_tasks()
@@ -187,9 +222,14 @@ class ClusterController:
         heap = self._heap_used()
         rows: list[dict[str, object]] = []
         for cluster_id, r in self._all_replicas():
-            tasks = running.get(pool_name(cluster_id, r.id), 0)
-            cpu = 100.0 * tasks / slots if slots else 0.0
-            memory = 100.0 * heap * tasks / total / size_of(r.size).memory_bytes if total else 0.0
+            pool = pool_name(cluster_id, r.id)
+            if self.applications.engine(pool) is not None:
+                cpu, resident = self.applications.usage(pool)
+                memory = 100.0 * resident / size_of(r.size).memory_bytes
+            else:
+                tasks = running.get(pool, 0)
+                cpu = 100.0 * tasks / slots if slots else 0.0
+                memory = 100.0 * heap * tasks / total / size_of(r.size).memory_bytes if total else 0.0
             rows.append(
                 {
                     "replica_id": r.id,

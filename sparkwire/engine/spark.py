@@ -18,6 +18,12 @@ Contract (the planner's view):
     engine.register_arrow(name, table)            # an Arrow table as a temporary view
     engine.stop()
 
+A cluster replica's own application (`application=SparkApplication(...)`, made by compute/applications.py for
+`--cluster-applications`): `_start` launches its Spark Connect server and connects to it through Connect's own
+builder (spark_process.connect; the embedded classic session in the same process is left alone), with a
+small-input session of its own; its watchdog only looks whether the server's process still runs, and a restart
+stops and relaunches it. `cluster_applications` (a flag the main engine carries for compute/) asks for them.
+
 `schema`, `prepare` and `execute_arrow` take `small=True` for a query whose every input is a few thousand rows
 held in memory: it runs in the small-input session (interpreted, one partition, one job; created on first use on the
 same SparkContext, anew after a restart), whose temporary views are its own (the planner registers them there).
@@ -72,8 +78,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -82,18 +88,23 @@ from py4j.protocol import Py4JNetworkError  # type: ignore[import-untyped]
 from pyspark.sql import DataFrame, SparkSession
 
 from sparkwire import errors
+from sparkwire.engine.spark_application import SparkApplication
 from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
+from sparkwire.engine.spark_heap import HeapShedding, Running
 from sparkwire.engine.spark_local_result import local_result
 from sparkwire.engine.spark_process import (
     HeapGauge,
+    connect,
     discard,
     jvm_max_memory,
     jvm_process,
     launch,
     probe,
+    silence_pyspark_loggers,
     small_input_session,
 )
+from sparkwire.engine.spark_results import PreparedSpark, SparkArrowStream
 from sparkwire.engine.spark_sizing import SparkSizing, describe_size
 from sparkwire.engine.spark_warmup import warm_up
 from sparkwire.engine.spark_watchdog import SparkHealth, SparkWatchdog
@@ -114,69 +125,9 @@ _CONNECT_SETTINGS = (
 _REINTERRUPT_SECONDS = 0.05
 _RESTART_ATTEMPTS = 3  # a restart launches a new JVM up to 1 + this many times before the engine is "failed"
 _RESTART_PAUSE_SECONDS = 2.0
-_HEAP_PRESSURE = 0.85  # live data over this fraction of the heap after GC: shed the longest-running statement
-_SHED_COOLDOWN_SECONDS = 5.0  # after a shed statement ended: the heap figure changes only at the next collection
 
 
-def _silence_pyspark_loggers() -> None:
-    """PySpark logs every failed query with its Java stack trace to stdout; the client gets the error instead."""
-    from pyspark.logger import PySparkLogger
-
-    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
-        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
-
-
-class SparkArrowStream:
-    """A finished Spark result handed out as record batches of at most `batch_rows` rows."""
-
-    def __init__(self, table: pa.Table, batch_rows: int) -> None:
-        self.schema: pa.Schema = table.schema
-        self.num_rows: int = table.num_rows
-        self.nbytes: int = table.nbytes
-        self._batches: Iterator[pa.RecordBatch] = iter(table.to_batches(max_chunksize=batch_rows))
-
-    def __iter__(self) -> Iterator[pa.RecordBatch]:
-        return self
-
-    def __next__(self) -> pa.RecordBatch:
-        return next(self._batches)
-
-    def close(self) -> None:
-        self._batches = iter(())
-
-
-@dataclass(frozen=True)
-class PreparedSpark:
-    """An analysed Spark query for one Describe + Execute: the schema is known and the run skips re-analysis.
-
-    Run it once: a second run may reuse the first run's shuffle output (see the module docstring)."""
-
-    sql: str
-    dataframe: DataFrame
-
-    @property
-    def schema(self) -> pa.Schema:
-        from pyspark.sql.pandas.types import to_arrow_schema
-
-        try:
-            schema: pa.Schema = to_arrow_schema(self.dataframe.schema, timezone="UTC")
-        except Exception as exc:
-            raise to_pg_error(exc) from None
-        # Spark marks generated column names in field metadata; the Arrow result of a run carries none
-        return pa.schema([f.remove_metadata() for f in schema])
-
-
-@dataclass
-class _Running:
-    """A statement in flight under one tag; `reason` is set once it is cancelled."""
-
-    reason: str | None = None
-    failure: errors.PgError | None = None  # set when the engine failed under the statement, or shed it
-    done: threading.Event = field(default_factory=threading.Event)
-    started: float = field(default_factory=time.monotonic)
-
-
-class SparkEngine:
+class SparkEngine(HeapShedding):
     """One SparkSession shared by every sparkwire session (see the module docstring)."""
 
     def __init__(
@@ -192,11 +143,16 @@ class SparkEngine:
         watchdog_interval: float = 1.0,
         wedged_after: float = 20.0,
         warm_up: bool = False,
+        application: SparkApplication | None = None,
+        cluster_applications: bool = False,
     ) -> None:
         self._data_dir = data_dir
         self._warm_up = warm_up
         self._master = master
         self._remote = remote
+        self._application = application
+        self.cluster_applications = cluster_applications  # each cluster replica its own application (compute/)
+        self._connect = remote is not None or application is not None  # no SparkContext in this process
         sizing = sizing or SparkSizing.for_machine()
         self._sizing = sizing if shuffle_partitions is None else sizing.with_shuffle_partitions(shuffle_partitions)
         self._batch_rows = batch_rows
@@ -209,7 +165,7 @@ class SparkEngine:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        self._running: dict[str, _Running] = {}
+        self._running: dict[str, Running] = {}
         self._health = SparkHealth("starting")
         self._generation = 0  # bumped by every failure: a late report about an older session is ignored
         self._watchdog: SparkWatchdog | None = None
@@ -223,6 +179,10 @@ class SparkEngine:
     @property
     def sizing(self) -> SparkSizing:
         return self._sizing
+
+    @property
+    def master(self) -> str:
+        return self._master
 
     @property
     def data_dir(self) -> Path:
@@ -250,27 +210,31 @@ class SparkEngine:
             # statements waiting forever): it exits instead, and the watchdog starts a new one within seconds
             conf["spark.driver.extraJavaOptions"] += " -XX:+ExitOnOutOfMemoryError"
         conf.update(self._extra_conf)
-        if self._remote is not None:
+        if self._connect:
             conf = {k: v for k, v in conf.items() if k in _CONNECT_SETTINGS}
         return conf
 
     def _start(self, attempts: int) -> None:
         """Launch a session; `attempts` > 0 is a restart, retried that many times more with a growing pause."""
         try:
-            _silence_pyspark_loggers()
-            if self._remote is None:
+            silence_pyspark_loggers()
+            if not self._connect:
                 below_the_server(SPARK_NICENESS)  # the JVM this thread launches yields the CPU to the server
             for attempt in range(attempts + 1):
                 try:
-                    spark = launch(self._master, self._remote, self._conf())
+                    if self._application is not None:
+                        self._remote = self._application.start()
+                        spark = connect(self._remote, self._conf())
+                    else:
+                        spark = launch(self._master, self._remote, self._conf())
                     break
                 except Exception:
                     if attempt >= attempts or self._closing:
                         raise
                     log.exception("restarting Spark failed (attempt %d); trying again", attempt + 1)
-                    discard(None)
+                    self._discard(None)
                     time.sleep(_RESTART_PAUSE_SECONDS * (attempt + 1))
-            if self._remote is None:
+            if not self._connect:
                 log.info("Spark sized: %s; JVM max heap %s", self._sizing.describe(),
                          describe_size(jvm_max_memory(spark)))
             for listener in list(self._restart_listeners) if attempts else ():
@@ -279,14 +243,17 @@ class SparkEngine:
             log.exception("Spark failed to start")
             with self._changed:
                 self._start_error = exc
-                self._health = replace(self._health, state="failed")
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
+                self._health = replace(self._health, state="failed", last_failure=f"Spark failed to start: {first}")
                 self._changed.notify_all()
             return
         with self._changed:
             self._spark = spark
             self._health = replace(self._health, state="ready", restarts=self._health.restarts + int(attempts > 0))
             self._changed.notify_all()
-        if self._remote is None and not self._closing:
+        if self._application is not None and not self._closing:
+            self._watch(spark)
+        if not self._connect and not self._closing:
             if (process := jvm_process(spark)) is not None:
                 TaskThreads(process.pid).start()  # ends with its JVM
             generation = self._generation
@@ -300,54 +267,34 @@ class SparkEngine:
             if self._warm_up:  # a new JVM's first queries: here, not a client's (spark_warmup)
                 warm_up(self.session_for(True), spark)
 
-    def _check(self, spark: SparkSession, gauge: list[HeapGauge]) -> str | None:
-        """The watchdog's probe: is the JVM usable, and is its heap about to run out (then shed a statement)?"""
-        reason = probe(spark)
-        if reason is not None:
-            return reason
-        if not gauge:
-            gauge.append(HeapGauge(spark))
-        pressure = gauge[0].fraction()
-        if pressure >= _HEAP_PRESSURE and self._stale_after_shed():
-            # the statement shed last has ended, but its memory is garbage that the after-collection figure still
-            # counts until the old generation is collected: collect once before shedding anyone else
-            gauge[0].collect()
-            pressure = gauge[0].fraction()
-        if pressure >= _HEAP_PRESSURE:
-            self._shed(pressure)
-        return None
+    def _watch(self, spark: SparkSession) -> None:
+        """An application's watchdog: its Connect server's process still runs (`_failed` restarts it)."""
+        application = self._application
+        assert application is not None
+        generation = self._generation
+        self._watchdog = SparkWatchdog(
+            application.exit_reason,
+            lambda reason: self._failed(reason, generation),
+            interval=self._watchdog_interval,
+            wedged_after=self._wedged_after,
+        ).start()
 
-    def _stale_after_shed(self) -> bool:
-        """A statement was shed, none is being shed now, the cooldown is over and the heap was not collected since."""
-        with self._lock:
-            shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
-            cooling = time.monotonic() - self._last_shed < _SHED_COOLDOWN_SECONDS
-            if self._last_shed == 0.0 or self._collected_since_shed or shedding or cooling:
-                return False
-            self._collected_since_shed = True
-            return True
-
-    def _shed(self, pressure: float) -> None:
-        """Live data fills the heap: cancel the statement that has run longest with 53200 before the JVM thrashes
-        (a wedged JVM takes every statement down; this takes one)."""
-        now = time.monotonic()
-        with self._lock:
-            shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
-            if shedding or now - self._last_shed < _SHED_COOLDOWN_SECONDS:
-                return  # one at a time: the last one shed frees its memory only when its tasks end
-            candidates = [(r.started, t) for t, r in self._running.items() if r.reason is None and r.failure is None]
-            if not candidates:
-                return
-            tag = min(candidates)[1]
-            self._running[tag].failure = errors.out_of_memory(
-                f"Spark's heap was {pressure:.0%} full of live data; the statement that had run longest was "
-                "cancelled to keep Spark up"
-            )
-            self._last_shed = now
-            self._collected_since_shed = False
-            self._health = replace(self._health, memory_cancels=self._health.memory_cancels + 1)
-        log.warning("Spark's heap is %.0f%% full after GC: cancelling %s with 53200", pressure * 100, tag)
-        self._interrupt(tag, "canceling statement: out of memory")
+    def _discard(self, spark: SparkSession | None) -> None:
+        """Throw a failed session away before the next start: an application's client and Connect server (the
+        classic session beside it is not touched), else the embedded JVM and PySpark's globals (spark_process)."""
+        if self._application is None:
+            discard(spark)
+            return
+        for session in (spark, self._small[1] if self._small is not None else None):
+            if session is not None:
+                # no ReleaseSession call: its server is dead or about to be stopped, and the client retries that
+                # call for minutes while holding a process-wide lock that every new Connect session needs
+                session.release_session_on_close = False  # type: ignore[attr-defined]
+                try:
+                    session.stop()
+                except Exception:
+                    log.debug("closing a Spark Connect client", exc_info=True)
+        self._application.stop()
 
     def _failed(self, reason: str, generation: int) -> None:
         """The session of `generation` died or wedged: fail what runs on it, and start a new one."""
@@ -378,7 +325,7 @@ class SparkEngine:
         log.error("Spark failed (%s): %d statement(s) in flight fail with 58000; restarting", reason, failed)
 
         def restart() -> None:
-            discard(spark)  # kills the JVM: statements blocked in it return (and fail with `failure`)
+            self._discard(spark)  # kills the JVM: statements blocked in it return (and fail with `failure`)
             self._start(_RESTART_ATTEMPTS)
 
         with self._lock:
@@ -417,6 +364,9 @@ class SparkEngine:
             watchdog.stop()
         if thread is not None:
             thread.join()
+        if self._application is not None:
+            self._discard(self._spark)
+            self._spark = None
         if self._spark is not None:
             try:
                 self._spark.stop()
@@ -433,7 +383,7 @@ class SparkEngine:
         error = self._start_error
         if error is not None:
             first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            if self._health.restarts or self._health.last_failure:
+            if self._health.restarts or self._health.last_failure_at:  # a restart, not the first start
                 raise errors.SystemFailure(f"Spark failed to restart: {first[:300]}")
             raise errors.InternalError(f"Spark failed to start: {first[:300]}")
         if self._health.state == "restarting":
@@ -445,11 +395,12 @@ class SparkEngine:
     def session_for(self, small: bool) -> SparkSession:
         """The session a query runs in: the small-input one for `small` (see the module docstring)."""
         spark = self.session
-        if not small or self._remote is not None:
+        if not small or (self._connect and self._application is None):
             return spark
         with self._lock:
             if self._small is None or self._small[0] is not spark:
-                self._small = (spark, small_input_session(spark))
+                url = self._remote if self._application is not None else None
+                self._small = (spark, small_input_session(spark, url))
             return self._small[1]
 
     # ---- statements ---------------------------------------------------------------------------------------
@@ -484,7 +435,7 @@ class SparkEngine:
         """Run `query` under `job_tag` (unique among running statements; no commas) and return its result."""
         spark = self.session
         generation = self._generation
-        running = _Running()
+        running = Running()
         with self._lock:
             if job_tag in self._running:
                 raise errors.InternalError(f"Spark job tag {job_tag!r} is already running")
@@ -530,7 +481,7 @@ class SparkEngine:
     def _lost(self, spark: SparkSession, generation: int) -> None:
         """A statement failed without a SQL reason: if the JVM is dead or its SparkContext stopped, fail over now
         rather than at the watchdog's next look (so the statement gets 58000, not an internal error)."""
-        if self._remote is not None:
+        if self._connect:
             return
         reason = probe(spark)
         if reason is not None:
@@ -540,7 +491,7 @@ class SparkEngine:
         """Tag the jobs this thread starts and pick their FAIR pool. Classic Spark: SparkContext job tags,
         because session tags (`SparkSession.addTag`) do not reach the job that `toArrow` starts from its
         socket-serving JVM thread; Spark Connect: session tags (there is no SparkContext)."""
-        if self._remote is not None:
+        if self._connect:
             spark.addTag(job_tag)
             return
         context = spark.sparkContext
@@ -549,7 +500,7 @@ class SparkEngine:
         context.setLocalProperty("spark.scheduler.pool", pool or "default")
 
     def _untag_thread(self, spark: SparkSession, job_tag: str) -> None:
-        if self._remote is not None:
+        if self._connect:
             spark.removeTag(job_tag)
             return
         context = spark.sparkContext
@@ -578,7 +529,7 @@ class SparkEngine:
         def keep_interrupting() -> None:
             while not running.done.is_set():
                 try:
-                    if self._remote is None:
+                    if not self._connect:
                         spark.sparkContext.cancelJobsWithTag(job_tag)
                     else:
                         spark.interruptTag(job_tag)

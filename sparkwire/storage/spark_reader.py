@@ -16,7 +16,6 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
-from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import from_arrow_schema
 
 from sparkwire.storage.model import DataFile
@@ -43,6 +42,8 @@ def spark_dataframe_of_files(spark: SparkSession, schema: pa.Schema, files: Sequ
             _ROW: pa.array(np.concatenate([f.deleted for f in deleted])),
         }
     )
-    located = frame.select("*", F.col("_metadata.file_name").alias(_FILE), F.col("_metadata.row_index").alias(_ROW))
-    kept = located.join(F.broadcast(spark.createDataFrame(deletes)), [_FILE, _ROW], "left_anti")
+    # SQL text and hints, not pyspark.sql.functions: those build classic or Connect columns by the process's mode,
+    # and a cluster's own Spark application is a Connect session beside the embedded classic one
+    located = frame.selectExpr("*", f"_metadata.file_name AS {_FILE}", f"_metadata.row_index AS {_ROW}")
+    kept = located.join(spark.createDataFrame(deletes).hint("broadcast"), [_FILE, _ROW], "left_anti")
     return kept.drop(_FILE, _ROW)

@@ -1,17 +1,22 @@
 """The same SQL on a real Spark standalone cluster (issue 15, "scale-out in CI"): a master and one worker started from
 the pyspark wheel on loopback (`spark-class org.apache.spark.deploy.master.Master --host 127.0.0.1`, then the
-Worker with 1 core and 1 GiB), and a sparkwire server with `--spark-master spark://127.0.0.1:<port>`; through
-psycopg: a table, writes, a query, a cluster, a materialized view in it, an index lookup, and the stages of the
-statement and of the refresh running in the clusters' FAIR pools of sparkwire's application on the cluster.
+Worker offering 4 cores and 8 GiB, what the applications below ask for; the JVMs take only what they use), and a
+sparkwire server with `--spark-master spark://127.0.0.1:<port>`; through psycopg: a table, writes, a query, a
+cluster, a materialized view in it, an index lookup, and the stages of the statement and of the refresh running in
+the clusters' FAIR pools of sparkwire's application on the cluster. With `--cluster-applications`, a cluster is an
+application of its own on the master, with the cores and memory of its size.
 
-Heavy on a 2-core machine (three JVMs): set SPARKWIRE_SKIP_STANDALONE=1 to skip it.
+Heavy on a 2-core machine (three JVMs, four with applications): set SPARKWIRE_SKIP_STANDALONE=1 to skip it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +64,7 @@ def standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
         url = f"spark://127.0.0.1:{port}"
         worker = _spark_class(
             logs / "worker.log", "org.apache.spark.deploy.worker.Worker", url, "--host", "127.0.0.1",
-            "--cores", "1", "--memory", "1g", "--webui-port", str(free_port()), "--work-dir", str(logs / "work"),
+            "--cores", "4", "--memory", "8g", "--webui-port", str(free_port()), "--work-dir", str(logs / "work"),
         )  # fmt: skip
         _wait_for(logs / "worker.log", "Successfully registered with master")
         yield url, logs / "worker.log"
@@ -107,5 +112,38 @@ def test_sql_on_a_standalone_cluster(standalone: tuple[str, Path], tmp_path: Pat
                 time.sleep(0.25)
             assert f"{cluster_id}.{replica_id}" in pools
         assert "Asked to launch executor" in worker_log.read_text(errors="replace")  # the work ran on the worker
+    finally:
+        server.stop()
+
+
+def _master_ui(worker_log: Path) -> str:
+    """The master's web UI (its JSON status lists the applications): the master's log names it."""
+    text = (worker_log.parent / "master.log").read_text(errors="replace")
+    port = re.findall(r"Successfully started service 'MasterUI' on port (\d+)", text)[-1]
+    return f"http://127.0.0.1:{port}/json/"
+
+
+def test_each_cluster_its_own_application_on_a_standalone_cluster(standalone: tuple[str, Path], tmp_path: Path) -> None:
+    """`--cluster-applications` on a Spark cluster: each replica is an application of the master with
+    spark.cores.max from its size (25cc: 1 core), and a query on the cluster runs there."""
+    master_url, worker_log = standalone
+    server = SparkwireServer.start(
+        tmp_path / "data", "--spark-master", master_url, "--spark-memory", "1g", "--cluster-applications", wait=120
+    )
+    try:
+        with psycopg.connect(server.dsn, autocommit=True) as conn:
+            conn.execute("CREATE TABLE ap_t (k int)")
+            conn.execute("INSERT INTO ap_t SELECT g % 4 FROM generate_series(1, 400) AS g")
+            conn.execute("CREATE CLUSTER ap_c (SIZE = '25cc')")
+            conn.execute("SET cluster = ap_c")
+            assert conn.execute("SELECT k, count(*) FROM ap_t GROUP BY k ORDER BY k").fetchall() == [
+                (k, 100) for k in range(4)
+            ]
+            with urllib.request.urlopen(_master_ui(worker_log), timeout=10) as response:
+                status = json.load(response)
+            apps = {a["name"]: a for a in status["activeapps"]}
+            assert apps["sparkwire ap_c.r1"]["cores"] == 1  # spark.cores.max from 25cc
+            assert apps["sparkwire ap_c.r1"]["memoryperslave"] == 1024  # spark.executor.memory: the size's 1 GiB
+            assert apps["sparkwire"]["cores"] == 1  # the main application keeps one core
     finally:
         server.stop()

@@ -10,10 +10,11 @@ Contract (one per process, made by `PlannerService`; every method may be called 
   (`ensure_table`).
 - `snapshot()`: every table at the latest commit (one timestamp for every relation a statement reads);
   `begin_write()` a storage write transaction, committed with `commit_write(txn)` at a timeline timestamp.
-- `spark_ready(notify)`: waits for Spark (starting it if it was configured to start on demand, or again after a
-  failed restart), telling the session's client once with a NOTICE that it waits. After a Spark restart the
-  executor's temporary views are registered again on first use; materialized view contents and indexes are held
-  in this process (resident.py), so they survive a restart and are recomputed only when stale, as always.
+- `spark_ready(notify, engine=None)`: waits for Spark, or for a cluster replica's own application (starting it if
+  it was configured to start on demand, or again after a failed restart), telling the session's client once with
+  a NOTICE that it waits. After a Spark restart the executor's temporary views are registered again on first use;
+  materialized view contents and indexes are held in this process (resident.py), so they survive a restart and are
+  recomputed only when stale, as always.
 - `executor` (Spark queries at a snapshot, planner/execute/spark/spark_exec.py), `resident` (materialized view contents
   and indexes held in memory, planner/execute/resident.py; each computation of resident contents is told to `refreshes`,
   the freshness relations' source, introspection/workload/freshness.py) and `notices` (optimizer notices,
@@ -24,7 +25,8 @@ Contract (one per process, made by `PlannerService`; every method may be called 
 - `sources` (sparkwire/sources/manager.py) runs one ingestion per source, following every catalog commit and started
   by `reconcile()`; every source and subsource has a storage table like a table's (created and dropped here), which
   queries, views, materialized views and indexes read like a table's. `subscriptions` holds SUBSCRIBE's shared
-  change streams and running subscriptions (planner/execute/subscribe/). `close()` stops ingestion (at shutdown).
+  change streams and running subscriptions (planner/execute/subscribe/). `close()` stops ingestion and the cluster
+  replicas' own Spark applications (at shutdown).
 """
 
 from __future__ import annotations
@@ -176,6 +178,7 @@ class DataPlane:
     def close(self) -> None:
         self.sources.close()
         self.maintainers.close()
+        self.clusters.applications.stop()  # the replicas' own Spark applications, if any
 
     def snapshot(self) -> Snapshot:
         return self.storage.snapshot()
@@ -189,15 +192,18 @@ class DataPlane:
 
     # ---- Spark --------------------------------------------------------------------------------------------
 
-    def spark_ready(self, notify: Callable[[str], None]) -> None:
-        if self.spark.is_ready:
+    def spark_ready(self, notify: Callable[[str], None], engine: SparkEngine | None = None) -> None:
+        """Wait for `engine` (a cluster replica's own application; None: the main engine), see the docstring."""
+        spark = engine or self.spark
+        if spark.is_ready:
             return
-        self.spark.start_background()
-        if not self.spark.wait_ready(0.05):
-            restarting = self.spark.health().state == "restarting"
-            notify(f"waiting for the Spark engine to {'restart' if restarting else 'start'}")
-            self.spark.wait_ready(SPARK_WAIT_SECONDS)
-        self.spark.session  # noqa: B018 - raises the start failure (XX000) or 55000 if still not up
+        spark.start_background()
+        if not spark.wait_ready(0.05):
+            restarting = spark.health().state == "restarting"
+            what = "the Spark engine" if engine is None else "the cluster's Spark application"
+            notify(f"waiting for {what} to {'restart' if restarting else 'start'}")
+            spark.wait_ready(SPARK_WAIT_SECONDS)
+        spark.session  # noqa: B018 - raises the start failure (XX000) or 55000 if still not up
 
     # ---- relation contents --------------------------------------------------------------------------------
 
@@ -338,5 +344,8 @@ class DataPlane:
         if cluster_id is None:  # an unindexed view computed for a reader: the default pool
             return self.executor.run_arrow(definition_query(item), state, names, read)
         kind: WorkKind = "materialized-view" if item.kind == "materialized-view" else "index"
-        with self.clusters.running(kind, cluster_id, object_id=item.id) as pool:
-            return self.executor.run_arrow(definition_query(item), state, names, read, pool=pool)
+        with self.clusters.running(kind, cluster_id, object_id=item.id) as placement:
+            if placement.engine is not None:
+                self.spark_ready(_nobody, placement.engine)
+            query = definition_query(item)
+            return self.executor.run_arrow(query, state, names, read, pool=placement.pool, engine=placement.engine)

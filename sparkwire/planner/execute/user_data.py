@@ -39,7 +39,8 @@ from sparkwire.catalog.objects import Column as CatalogColumn
 from sparkwire.catalog.objects import Item, ObjectRef
 from sparkwire.engine.base import Column
 from sparkwire.engine.duckdb import DuckDBConnection
-from sparkwire.engine.spark import SparkArrowStream
+from sparkwire.engine.spark import SparkEngine
+from sparkwire.engine.spark_results import SparkArrowStream
 from sparkwire.introspection.workload.progress import watch as watch_progress
 from sparkwire.notices.alter import TAG as ALTER_NOTICE
 from sparkwire.notices.alter import AlterNotice, plan_alter_notice
@@ -126,6 +127,7 @@ class UserData:
         self._fast_paths: dict[tuple[int, int, str], tuple[Plan, FastPathPlan | None]] = {}
         self._lock = threading.Lock()
         self._job_tag: str | None = None
+        self._job_engine: SparkEngine | None = None  # where the job runs when not on the main engine (compute/)
         self.last_job_tag: str | None = None  # the Spark job tag of the last query run on Spark
         # the snapshot a query reads: the session's (one per transaction block, write_txn.py); the latest by default
         self.read_snapshot: Callable[[], Snapshot] = data.snapshot
@@ -313,7 +315,10 @@ class UserData:
         written (INSERT … SELECT, CREATE TABLE AS)."""
         cluster = active_cluster(state, self.cluster_name())  # 42704 before waiting for Spark
         check_privilege(ObjectRef("cluster", cluster.id), "USAGE", state, names.role_id)
-        self._data.spark_ready(lambda m: self._notify(Notice(message=m, severity="NOTICE", sqlstate="00000")))
+        def notify(message: str) -> None:
+            self._notify(Notice(message=message, severity="NOTICE", sqlstate="00000"))
+
+        self._data.spark_ready(notify)
         executor = self._data.executor
         tag = f"sw-{next(_job_numbers)}"
         if self.execution_id:
@@ -328,12 +333,17 @@ class UserData:
             self.last_job_tag = tag  # EXPLAIN ANALYZE reads this statement's jobs by it
             self.waiting("Extension", "SparkJob")
             try:
-                with self._data.clusters.running("query", cluster.id, execution_id=self.execution_id) as pool:
-                    return executor.run(query, params, tag, None, pool=pool)
+                with self._data.clusters.running("query", cluster.id, execution_id=self.execution_id) as placement:
+                    if placement.engine is not None:
+                        self._data.spark_ready(notify, placement.engine)
+                    with self._lock:
+                        self._job_engine = placement.engine
+                    return executor.run(query, params, tag, None, pool=placement.pool, engine=placement.engine)
             finally:
                 self.waiting(None, None)
                 with self._lock:
                     self._job_tag = None
+                    self._job_engine = None
         finally:
             if stop_progress is not None:
                 stop_progress()
@@ -358,10 +368,10 @@ class UserData:
 
     def cancel(self) -> bool:
         with self._lock:
-            tag = self._job_tag
+            tag, engine = self._job_tag, self._job_engine
         if tag is None:
             return False
-        self._data.spark.cancel(tag)
+        (engine or self._data.spark).cancel(tag)  # a statement whose placement is not known yet has no job
         return True
 
     # ---- writes -------------------------------------------------------------------------------------------

@@ -22,9 +22,11 @@ Contract:
     types, memoized by bound text and sources (repeated queries over unchanged data skip the translation, the
     bulk of `prepare`).
   - `schema(query, params)`: the result's Arrow schema (analysis only); `run(query, params, job_tag, timeout,
-    pool)`: a `SparkArrowStream`, its jobs in the FAIR pool `pool` (a cluster replica's, compute/) (cancel with
-    `engine.cancel(job_tag)`: 57014); `explain(query, params)`: Spark's formatted physical plan; `run_arrow(tree,
-    state, names, read, params, param_types)`: prepare + run, as one Arrow table, under the tag
+    pool, engine)`: a `SparkArrowStream`, its jobs in the FAIR pool `pool` (a cluster replica's, compute/), on
+    `engine` when the replica is an application of its own (its temporary views: `relations_of(engine)`), else on
+    the main engine (cancel with `engine.cancel(job_tag)` on the engine it runs on: 57014); `explain(query,
+    params)`: Spark's formatted physical plan; `run_arrow(tree, state, names, read, params, param_types, pool,
+    engine)`: prepare + run, as one Arrow table, under the tag
     `sparkwire-internal-<n>` (materialized view and index computations), or `sparkwire-internal-<n>.<execution_id>`
     inside `on_behalf_of(execution_id)` (the statement that needed it: mz_spark_jobs shows it as that statement's
     work).
@@ -57,8 +59,9 @@ from sqlglot import exp
 from sparkwire import errors
 from sparkwire.catalog import CatalogState
 from sparkwire.catalog.objects import Item
-from sparkwire.engine.spark import SparkArrowStream, SparkEngine
+from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_errors import to_pg_error
+from sparkwire.engine.spark_results import SparkArrowStream
 from sparkwire.planner.bind.resolve import Names, is_table_function, resolve_table, user_relations
 from sparkwire.planner.execute.shadow import definition_query
 from sparkwire.planner.execute.spark.row_scans import over_row_views, rows_view, scans_only
@@ -250,6 +253,9 @@ class SparkExecutor:
         self.builtin = builtin
         self.resident = resident
         self.relations = SparkRelations(engine, capacity)
+        self._capacity = capacity
+        self._elsewhere: dict[int, SparkRelations] = {}  # id(engine) → its relations: replicas' own applications
+        self._elsewhere_lock = threading.Lock()
         self._translations: LRUCache[_TranslationKey, str] = LRUCache(_TRANSLATIONS)
         self._translations_lock = threading.Lock()
 
@@ -304,6 +310,18 @@ class SparkExecutor:
         with self.relations.pinned(query.sources, query.small):
             return self.engine.schema(query.sql, params, query.small)
 
+    def relations_of(self, engine: SparkEngine | None) -> SparkRelations:
+        """The temporary views of `engine` (None: the main one); a cluster replica's own application has its own,
+        registered at first use and again after it restarted."""
+        if engine is None or engine is self.engine:
+            return self.relations
+        with self._elsewhere_lock:
+            relations = self._elsewhere.get(id(engine))
+            if relations is None:
+                relations = self._elsewhere[id(engine)] = SparkRelations(engine, self._capacity)
+                engine.add_restart_listener(relations.forget_registrations)
+            return relations
+
     def run(
         self,
         query: SparkQuery,
@@ -311,9 +329,11 @@ class SparkExecutor:
         job_tag: str,
         timeout: float | None = None,
         pool: str | None = None,
+        engine: SparkEngine | None = None,
     ) -> SparkArrowStream:
-        with self.relations.pinned(query.sources, query.small):
-            return self.engine.execute_arrow(
+        """`engine`: where it runs (a cluster replica's own application), the main engine when None."""
+        with self.relations_of(engine).pinned(query.sources, query.small):
+            return (engine or self.engine).execute_arrow(
                 query.sql, params, job_tag=job_tag, timeout=timeout, pool=pool, small=query.small
             )
 
@@ -338,13 +358,14 @@ class SparkExecutor:
         params: Sequence[object] = (),
         param_types: Sequence[str] = (),
         pool: str | None = None,
+        engine: SparkEngine | None = None,
     ) -> pa.Table:
         query = self.prepare(tree, state, names, read, param_types)
         tag = f"sparkwire-internal-{next(_internal_tags)}"
         execution_id: str = getattr(_statement, "execution_id", "")
         if execution_id:
             tag += "." + execution_id.replace(",", "_")  # Spark job tags may not contain commas
-        stream = self.run(query, params, tag, pool=pool)
+        stream = self.run(query, params, tag, pool=pool, engine=engine)
         return pa.Table.from_batches(list(stream), schema=stream.schema)
 
 
