@@ -96,6 +96,7 @@ from sparkwire.engine.spark_local_result import local_result
 from sparkwire.engine.spark_process import (
     HeapGauge,
     connect,
+    connect_query,
     discard,
     jvm_max_memory,
     jvm_process,
@@ -408,6 +409,8 @@ class SparkEngine(HeapShedding):
     def _dataframe(self, sql: str, params: Sequence[object], small: bool = False) -> DataFrame:
         args = {f"p{i}": value for i, value in enumerate(params, start=1)} or None
         try:
+            if self._connect:  # analysed with the run, one round trip fewer (spark_process.connect_query)
+                return connect_query(self.session_for(small), sql, args or {})
             return self.session_for(small).sql(sql, args=args)
         except errors.PgError:
             raise

@@ -6,9 +6,10 @@ Contract:
 - `jvm_process(spark)`: the driver JVM's `Popen` (PySpark runs spark-submit, which execs the JVM), or None for
   Spark Connect or a JVM this process did not launch. `jvm_max_memory(spark)`: the JVM's `Runtime.maxMemory()`.
 - `connect(url, conf) -> SparkSession`: a Spark Connect session to one of sparkwire's own applications, leaving
-  PySpark's process-wide mode (classic) alone.
-- `small_input_session(spark)`: a second session on the same SparkContext, tuned for queries over a few rows
-  (`spark_config.SMALL_INPUT_CONF`).
+  PySpark's process-wide mode (classic) alone. `connect_query(spark, sql, args)`: a Connect session's query as a
+  DataFrame, without a round trip to the server.
+- `small_input_session(spark, url=None)`: a second session on the same SparkContext (or, with `url`, of the same
+  Connect server), tuned for queries over a few rows (`spark_config.SMALL_INPUT_CONF`).
 - `probe(spark) -> str | None`: None when the driver answers and its SparkContext is running, else why not (one
   line). It blocks while the JVM does not answer: call it from a thread you can abandon (the watchdog does).
 - `discard(spark)`: kill the driver JVM if it still runs and reset PySpark's process-wide state (the gateway, the
@@ -25,7 +26,7 @@ import subprocess
 import sys
 from typing import Any, cast
 
-from pyspark.sql import SparkSession
+from pyspark.sql import DataFrame, SparkSession
 
 from sparkwire.engine import pg_functions
 from sparkwire.engine.spark_config import SMALL_INPUT_CONF
@@ -70,6 +71,19 @@ def connect(url: str, conf: dict[str, str]) -> SparkSession:
     pg_functions.install_spark(spark)
     spark.sql("SELECT 1").toArrow()
     return spark
+
+
+def connect_query(spark: SparkSession, sql: str, args: dict[str, object]) -> DataFrame:
+    """A Spark Connect DataFrame of the query `sql` (named markers bound to `args`), built without a call to the
+    server: `SparkSession.sql` sends the text first (it must run a command at once) and then again with the
+    DataFrame's run, one round trip more per query (about 20 ms of a 90 ms small aggregation on loopback). Its
+    errors come with the run, or with `.schema`. Queries only: a command in it would run at every use."""
+    from pyspark.sql.connect import functions
+    from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
+    from pyspark.sql.connect.plan import SQL
+
+    named = {name: functions.lit(value) for name, value in args.items()}
+    return cast(DataFrame, ConnectFrame(SQL(sql, [], named, []), cast(Any, spark)))
 
 
 def silence_pyspark_loggers() -> None:

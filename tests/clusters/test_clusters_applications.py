@@ -61,8 +61,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkwireServer
         started.stop()
 
 
-def _rows(conn: psycopg.Connection[Any], sql: str) -> list[tuple[Any, ...]]:
-    return conn.execute(sql).fetchall()
+def _rows(conn: psycopg.Connection[Any], sql: str, params: tuple[Any, ...] | None = None) -> list[tuple[Any, ...]]:
+    return conn.execute(sql, params).fetchall()
 
 
 def test_a_cluster_runs_in_its_own_application(server: SparkwireServer) -> None:
@@ -75,6 +75,9 @@ def test_a_cluster_runs_in_its_own_application(server: SparkwireServer) -> None:
             (0, 100, 50500),
             (1, 100, 49600),
         ]
+        with pytest.raises(psycopg.errors.DivisionByZero):  # Spark's error, through Connect, as PostgreSQL's
+            conn.execute("SELECT sum(v / (k - k)) FROM own_t")
+        assert _rows(conn, "SELECT count(*) FROM own_t WHERE k = %s", (1,)) == [(100,)]  # bound on the server
         conn.execute("DELETE FROM own_t WHERE k = 0")  # deleted rows: the Parquet files minus their deletion vectors
         assert _rows(conn, "SELECT count(*) FROM own_t") == [(900,)]
         conn.execute("CREATE MATERIALIZED VIEW own_mv IN CLUSTER own_b AS SELECT k, sum(v) AS s FROM own_t GROUP BY k")
