@@ -16,6 +16,9 @@ b's first 40 queries are not measured (the JVM compiles their code paths: they a
 first would make the load look cheap); then the three phases are interleaved in R rounds (idle, isolated, shared,
 idle, …; the load is cancelled between rounds), so drift over the run hits every phase alike. It prints p50 / p99
 (ms) of each and the ratios to idle. Target (issue 15): isolated p99 ≤ 1.5 × idle p99.
+
+`--cluster-applications` starts the server with that flag: each replica (a, b, quickstart) is a Spark application
+of its own (docs/clusters.md), so "isolated" is b's own JVM beside a's, and "shared" is b's query on a's.
 """
 
 from __future__ import annotations
