@@ -11,6 +11,8 @@ Heavy on a 2-core machine (four JVMs): set SPARKWIRE_SKIP_APPLICATIONS=1 to skip
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -183,3 +185,14 @@ def test_drop_cluster_stops_its_application(server: SparkwireServer) -> None:
         conn.execute("DROP CLUSTER own_b CASCADE")
         _until(lambda: "own_b.r1" not in _applications(), 60)
         assert _rows(conn, "SELECT count(*) FROM own_t WHERE k = 5") == [(100,)]  # on quickstart's application
+
+
+def test_applications_need_a_master_of_our_own(tmp_path: Path) -> None:
+    """sparkwire cannot start applications through someone else's Spark Connect server: refused at start."""
+    done = subprocess.run(
+        [sys.executable, "-m", "sparkwire", "serve", "--data-dir", str(tmp_path / "data"), "--port", "0",
+         "--spark-remote", "sc://127.0.0.1:1", "--cluster-applications"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--cluster-applications needs --spark-master" in done.stderr + done.stdout

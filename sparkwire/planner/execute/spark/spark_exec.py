@@ -254,7 +254,7 @@ class SparkExecutor:
         self.resident = resident
         self.relations = SparkRelations(engine, capacity)
         self._capacity = capacity
-        self._elsewhere: dict[int, SparkRelations] = {}  # id(engine) → its relations: replicas' own applications
+        self._elsewhere: dict[SparkEngine, SparkRelations] = {}  # replicas' own applications' relations
         self._elsewhere_lock = threading.Lock()
         self._translations: LRUCache[_TranslationKey, str] = LRUCache(_TRANSLATIONS)
         self._translations_lock = threading.Lock()
@@ -316,9 +316,9 @@ class SparkExecutor:
         if engine is None or engine is self.engine:
             return self.relations
         with self._elsewhere_lock:
-            relations = self._elsewhere.get(id(engine))
+            relations = self._elsewhere.get(engine)
             if relations is None:
-                relations = self._elsewhere[id(engine)] = SparkRelations(engine, self._capacity)
+                relations = self._elsewhere[engine] = SparkRelations(engine, self._capacity)
                 engine.add_restart_listener(relations.forget_registrations)
             return relations
 
