@@ -1,7 +1,9 @@
 """Introspection latency while Spark is saturated (issue 14, seed 000): the same five catalog queries idle and under
 load, in one run, with the ratio.
 
-Run: `python -m bench.introspection_under_load [--iterations N] [--heavy-sessions K] [--rows R]`.
+Run: `python -m bench.introspection_under_load [--iterations N] [--heavy-sessions K] [--rows R]
+[--cluster-applications]` (the last: the server runs with that flag, so the load runs in quickstart's own Spark
+application, a separate JVM in its own autogroup, and mz_spark_jobs, which reads the main engine, stays empty).
 
 Starts `sparkwire serve` (embedded Spark) in a temp dir, waits for Spark, and loads a table of R rows written in 8
 batches (8 Parquet files, so a scan has 8 tasks). Then, from one psycopg connection, it times N rounds of five
@@ -186,10 +188,16 @@ def main() -> None:
     parser.add_argument("--heavy-sessions", type=int, default=3)
     parser.add_argument("--rows", type=int, default=16_000)
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL 15 reference")
+    parser.add_argument(
+        "--cluster-applications",
+        action="store_true",
+        help="serve with that flag: the load runs in quickstart's own Spark application (mz_spark_jobs stays empty)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparkwire-bench-") as tmp:
         oracle = None if args.no_postgres else PostgresOracle.start(Path(tmp) / "pg")
-        server = SparkwireServer.start(Path(tmp) / "sparkwire")
+        flags = ["--cluster-applications"] if args.cluster_applications else []
+        server = SparkwireServer.start(Path(tmp) / "sparkwire", *flags, wait=120)
         try:
             with contextlib.ExitStack() as stack:
                 conn = stack.enter_context(psycopg.connect(server.dsn, autocommit=True))
