@@ -186,6 +186,11 @@ class SparkEngine(HeapShedding):
         return self._master
 
     @property
+    def closed(self) -> bool:
+        """`stop()` was called (a dropped cluster replica's engine)."""
+        return self._closing
+
+    @property
     def data_dir(self) -> Path:
         """Spark's own directory (configuration files, scratch space); compute/pools.py declares pools in it."""
         return self._data_dir
@@ -363,6 +368,8 @@ class SparkEngine(HeapShedding):
             thread = self._thread
         if watchdog is not None:
             watchdog.stop()
+        if self._application is not None:
+            self._application.abort()  # a start in progress gives up instead of being waited for
         if thread is not None:
             thread.join()
         if self._application is not None:

@@ -15,7 +15,9 @@ Contract:
   kernel shares the CPU between the server and each application as groups, whatever threads each one runs, so one
   application's tasks on every core take at most their group's share from another application's (docs/clusters.md).
 - `exit_reason()`: None while the process runs, else how it ended (one line). `pid`: the JVM's process id, or None.
-- `stop()`: SIGTERM, then SIGKILL after a few seconds. Idempotent; never raises. An application outlives a server
+- `stop()`: SIGTERM, then SIGKILL after a few seconds. Idempotent; never raises. `abort()` first when the
+  application is gone for good: a launch still waiting for its port gives up at once and no later one starts
+  (`ApplicationFailed`), so stopping does not wait for a start. An application outlives a server
   killed with SIGKILL (it runs in its own session); the next `start` in the same directory stops it first (`pid`).
 """
 
@@ -83,6 +85,7 @@ class SparkApplication:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._url: str | None = None
+        self._stopping = threading.Event()  # set by `abort`: a launch waiting for its port gives up
 
     @property
     def log_file(self) -> Path:
@@ -128,6 +131,8 @@ class SparkApplication:
             raise last
 
     def _launch(self, timeout: float) -> str:
+        if self._stopping.is_set():
+            raise ApplicationFailed("it was stopped")
         self.directory.mkdir(parents=True, exist_ok=True)
         self._reap_orphan()
         port = _free_port()
@@ -149,8 +154,10 @@ class SparkApplication:
         while not _answers(port):
             if process.poll() is not None:
                 raise ApplicationFailed(f"{self.exit_reason()}: {self._log_tail()}")
-            if time.monotonic() > deadline:
+            if time.monotonic() > deadline or self._stopping.is_set():
                 self._kill(process)
+                if self._stopping.is_set():
+                    raise ApplicationFailed("it was stopped while starting")
                 raise ApplicationFailed(f"its Spark Connect server did not answer within {timeout:.0f} s")
             time.sleep(0.2)
         self._url = f"sc://127.0.0.1:{port}"
@@ -194,6 +201,10 @@ class SparkApplication:
         if status < 0:
             return f"its Spark JVM was killed by signal {-status}"
         return f"its Spark JVM exited with status {status}"
+
+    def abort(self) -> None:
+        """For good (its replica is gone): a launch in progress gives up now, and no other starts."""
+        self._stopping.set()
 
     def stop(self) -> None:
         with self._lock:

@@ -179,6 +179,17 @@ def test_an_application_that_cannot_start_says_why(server: SparkwireServer) -> N
         conn.execute("DROP CLUSTER own_broken")
 
 
+def test_a_cluster_dropped_while_its_application_starts(server: SparkwireServer) -> None:
+    """Its start gives up (it is not waited for) and no JVM is left behind."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("CREATE CLUSTER own_brief (SIZE = '25cc')")
+        time.sleep(1.0)  # its JVM is launching: it answers after several seconds
+        conn.execute("DROP CLUSTER own_brief")
+        _until(lambda: "own_brief.r1" not in _applications(), 30)
+        _until(lambda: "it was stopped" in server.log(), 30)  # the start gave up: "… while starting", or before it
+        assert _rows(conn, "SELECT count(*) FROM own_t WHERE k = 6") == [(100,)]
+
+
 def test_drop_cluster_stops_its_application(server: SparkwireServer) -> None:
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         assert "own_b.r1" in _applications()

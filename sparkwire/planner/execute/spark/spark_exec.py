@@ -318,6 +318,8 @@ class SparkExecutor:
         with self._elsewhere_lock:
             relations = self._elsewhere.get(engine)
             if relations is None:
+                for stopped in [e for e in self._elsewhere if e.closed]:  # dropped replicas' (their views died)
+                    del self._elsewhere[stopped]
                 relations = self._elsewhere[engine] = SparkRelations(engine, self._capacity)
                 engine.add_restart_listener(relations.forget_registrations)
             return relations
