@@ -106,11 +106,14 @@ class ClusterController:
             self._history.observe(
                 {r.id: (r.size, c.id, c.name, r.name) for c, reps in self._replicas.values() for r in reps}, _now()
             )
-            pools = {pool_name(c.id, r.id): size_of(r.size) for c, reps in self._replicas.values() for r in reps}
-            labels = {pool_name(c.id, r.id): f"{c.name}.{r.name}" for c, reps in self._replicas.values() for r in reps}
-        self.pools.declare(pools)
+            named = {
+                pool_name(c.id, r.id): (f"{c.name}.{r.name}", size_of(r.size))
+                for c, reps in self._replicas.values()
+                for r in reps
+            }
+        self.pools.declare({pool: size for pool, (_, size) in named.items()})
         try:  # a replica whose application cannot be made says so in its status; the commit stands
-            self.applications.sync({pool: (labels[pool], size) for pool, size in pools.items()})
+            self.applications.sync(named)
         except Exception:
             log.exception("could not start or stop the clusters' Spark applications")
 
@@ -193,24 +196,19 @@ class ClusterController:
             return [(c.id, r) for c, reps in self._replicas.values() for r in reps]
 
     def statuses(self) -> list[dict[str, object]]:
-        health = self._spark.health()
-        online = health.state == "ready"
-        reason = None if online else (health.last_failure or f"the Spark engine is {health.state}")
+        main = self._spark.health()
         rows: list[dict[str, object]] = []
         for cluster_id, r in self._all_replicas():
             own = self.applications.health(pool_name(cluster_id, r.id))
-            state = health if own is None else own
-            ready = online if own is None else own.state == "ready"
-            why = reason
-            if own is not None:
-                why = None if ready else own.last_failure or f"its Spark application is {own.state}"
+            health, what = (main, "the Spark engine") if own is None else (own, "its Spark application")
+            ready = health.state == "ready"
             rows.append(
                 {
                     "replica_id": r.id,
                     "process_id": 0,
                     "status": "online" if ready else "offline",
-                    "reason": why,
-                    "updated_at": state.checked_at or _now(),
+                    "reason": None if ready else health.last_failure or f"{what} is {health.state}",
+                    "updated_at": health.checked_at or _now(),
                 }
             )
         return rows

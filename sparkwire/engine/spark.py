@@ -98,6 +98,7 @@ from sparkwire.engine.spark_process import (
     connect,
     connect_query,
     discard,
+    first_line,
     jvm_max_memory,
     jvm_process,
     launch,
@@ -249,8 +250,8 @@ class SparkEngine(HeapShedding):
             log.exception("Spark failed to start")
             with self._changed:
                 self._start_error = exc
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]
-                self._health = replace(self._health, state="failed", last_failure=f"Spark failed to start: {first}")
+                failure = f"Spark failed to start: {first_line(exc)}"
+                self._health = replace(self._health, state="failed", last_failure=failure)
                 self._changed.notify_all()
             return
         with self._changed:
@@ -390,10 +391,10 @@ class SparkEngine(HeapShedding):
             return spark
         error = self._start_error
         if error is not None:
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            first = first_line(error)
             if self._health.restarts or self._health.last_failure_at:  # a restart, not the first start
-                raise errors.SystemFailure(f"Spark failed to restart: {first[:300]}")
-            raise errors.InternalError(f"Spark failed to start: {first[:300]}")
+                raise errors.SystemFailure(f"Spark failed to restart: {first}")
+            raise errors.InternalError(f"Spark failed to start: {first}")
         if self._health.state == "restarting":
             raise errors.ObjectNotInPrerequisiteState(
                 "the Spark engine is restarting", hint="Run the statement again in a moment."

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import pyspark
 
+from sparkwire.engine.spark_process import exit_reason
+
 log = logging.getLogger(__name__)
 SPARK_HOME = Path(pyspark.__file__).parent
 CONNECT_SERVER = "org.apache.spark.sql.connect.service.SparkConnectServer"
@@ -196,11 +198,7 @@ class SparkApplication:
         if process is None:
             return "it was not started"
         status = process.poll()
-        if status is None:
-            return None
-        if status < 0:
-            return f"its Spark JVM was killed by signal {-status}"
-        return f"its Spark JVM exited with status {status}"
+        return None if status is None else exit_reason(status, "its Spark JVM")
 
     def abort(self) -> None:
         """For good (its replica is gone): a launch in progress gives up now, and no other starts."""

@@ -10,6 +10,7 @@ Contract:
   DataFrame, without a round trip to the server.
 - `small_input_session(spark, url=None)`: a second session on the same SparkContext (or, with `url`, of the same
   Connect server), tuned for queries over a few rows (`spark_config.SMALL_INPUT_CONF`).
+- `exit_reason(status)`: how a JVM's process ended; `first_line(exc)`: an exception's first line, for messages.
 - `probe(spark) -> str | None`: None when the driver answers and its SparkContext is running, else why not (one
   line). It blocks while the JVM does not answer: call it from a thread you can abandon (the watchdog does).
 - `discard(spark)`: kill the driver JVM if it still runs and reset PySpark's process-wide state (the gateway, the
@@ -127,7 +128,7 @@ def probe(spark: SparkSession) -> str | None:
     """Why the driver is unusable, or None (see the module docstring)."""
     proc = jvm_process(spark)
     if proc is not None and proc.poll() is not None:
-        return _exit_reason(proc.returncode)
+        return exit_reason(proc.returncode)
     try:
         context: Any = spark.sparkContext
         if context._jsc is None or context._jsc.sc().isStopped():
@@ -135,18 +136,23 @@ def probe(spark: SparkSession) -> str | None:
     except Exception as exc:
         if proc is not None:  # a dying JVM drops its connections just before the process ends: say how it ended
             with contextlib.suppress(subprocess.TimeoutExpired):
-                return _exit_reason(proc.wait(_EXIT_WAIT_SECONDS))
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return f"the Spark JVM does not answer: {first[:200]}"
+                return exit_reason(proc.wait(_EXIT_WAIT_SECONDS))
+        return f"the Spark JVM does not answer: {first_line(exc, 200)}"
     return None
 
 
-def _exit_reason(status: int) -> str:
+def exit_reason(status: int, jvm: str = "the Spark JVM") -> str:
+    """How a Spark JVM's process ended, from its exit status (`jvm`: how to name it)."""
     if status in _OUT_OF_MEMORY_EXITS:
-        return f"the Spark JVM ran out of memory and exited (status {status})"
+        return f"{jvm} ran out of memory and exited (status {status})"
     if status < 0:
-        return f"the Spark JVM was killed by signal {-status}"
-    return f"the Spark JVM exited with status {status}"
+        return f"{jvm} was killed by signal {-status}"
+    return f"{jvm} exited with status {status}"
+
+
+def first_line(exc: BaseException, limit: int = 300) -> str:
+    """An exception's first line (its type's name if it has no text), at most `limit` characters."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:limit]
 
 
 def discard(spark: SparkSession | None) -> None:
