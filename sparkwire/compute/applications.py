@@ -8,7 +8,8 @@ engine's `cluster_applications`. When enabled:
   Linux autogroup; on a `spark://` master: an application with `spark.cores.max` = cores and
   `spark.executor.memory` = memory. A replica that went away has its application stopped (in a background thread:
   stopping waits for the JVM). Its files live in `<spark dir>/applications/<pool>/`.
-- `engine(pool)`: the replica's engine, or None (disabled, or not a known replica: the main engine runs it).
+- `engine(pool)`: the replica's engine, or None (disabled, or not a known replica: the main engine runs it);
+  `engines()` all of them by pool.
 - `health(pool)`, `usage(pool)`: its engine's health, and its JVM's CPU (percent of the size's cores since the
   last look) and resident memory (bytes) from /proc — (0.0, 0) when it does not run.
 - `stop()`: every application (server shutdown).
@@ -99,6 +100,11 @@ class ReplicaApplications:
         with self._lock:
             replica = self._replicas.get(pool)
         return None if replica is None else replica.engine
+
+    def engines(self) -> dict[str, SparkEngine]:
+        """Every replica's engine by pool (introspection reads their jobs' status)."""
+        with self._lock:
+            return {pool: replica.engine for pool, replica in self._replicas.items()}
 
     def health(self, pool: str) -> SparkHealth | None:
         engine = self.engine(pool)

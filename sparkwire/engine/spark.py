@@ -23,6 +23,8 @@ A cluster replica's own application (`application=SparkApplication(...)`, made b
 builder (spark_process.connect; the embedded classic session in the same process is left alone), with a
 small-input session of its own; its watchdog only looks whether the server's process still runs, and a restart
 stops and relaunches it. `cluster_applications` (a flag the main engine carries for compute/) asks for them.
+`status_url` is its Spark UI's REST API while it runs (spark_status_rest reads its jobs there), and `operations`
+(spark_operations) gives its jobs the statements' tags Spark Connect leaves off.
 
 `schema`, `prepare` and `execute_arrow` take `small=True` for a query whose every input is a few thousand rows
 held in memory: it runs in the small-input session (interpreted, one partition, one job; created on first use on the
@@ -93,6 +95,7 @@ from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spar
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.engine.spark_heap import HeapShedding, Running
 from sparkwire.engine.spark_local_result import local_result
+from sparkwire.engine.spark_operations import OperationTags
 from sparkwire.engine.spark_process import (
     HeapGauge,
     connect,
@@ -155,6 +158,7 @@ class SparkEngine(HeapShedding):
         self._application = application
         self.cluster_applications = cluster_applications  # each cluster replica its own application (compute/)
         self._connect = remote is not None or application is not None  # no SparkContext in this process
+        self.operations = OperationTags()  # an application's operations → their statements' tags (status)
         sizing = sizing or SparkSizing.for_machine()
         self._sizing = sizing if shuffle_partitions is None else sizing.with_shuffle_partitions(shuffle_partitions)
         self._batch_rows = batch_rows
@@ -190,6 +194,16 @@ class SparkEngine(HeapShedding):
     def closed(self) -> bool:
         """`stop()` was called (a dropped cluster replica's engine)."""
         return self._closing
+
+    @property
+    def status_url(self) -> str | None:
+        """An application's Spark UI REST API while it runs; None for any other engine."""
+        return None if self._application is None else self._application.status_url
+
+    @property
+    def application_name(self) -> str | None:
+        """An application's Spark application name (`sparkwire <cluster>.<replica>`); None for any other engine."""
+        return None if self._application is None else self._application.app_name
 
     @property
     def data_dir(self) -> Path:
@@ -232,6 +246,7 @@ class SparkEngine(HeapShedding):
                     if self._application is not None:
                         self._remote = self._application.start()
                         spark = connect(self._remote, self._conf())
+                        self.operations.watch(spark)
                     else:
                         spark = launch(self._master, self._remote, self._conf())
                     break
@@ -410,6 +425,8 @@ class SparkEngine(HeapShedding):
             if self._small is None or self._small[0] is not spark:
                 url = self._remote if self._application is not None else None
                 self._small = (spark, small_input_session(spark, url))
+                if url is not None:
+                    self.operations.watch(self._small[1])
             return self._small[1]
 
     # ---- statements ---------------------------------------------------------------------------------------
@@ -464,11 +481,14 @@ class SparkEngine(HeapShedding):
             frame = prepared.dataframe
             table = local_result(frame)
             if table is None:
-                self._tag_thread(spark, job_tag, pool)
+                # Spark Connect: tags are a session's, so the session that runs it (an application's small-input
+                # one, or its main one) is tagged, and interrupted by `cancel`; classic: the SparkContext's
+                runner = running.session = frame.sparkSession if self._connect else spark
+                self._tag_thread(runner, job_tag, pool)
                 try:
                     table = frame.toArrow()
                 finally:
-                    self._untag_thread(spark, job_tag)
+                    self._untag_thread(runner, job_tag)
         except Exception as exc:
             if running.failure is None and running.reason is None:
                 error = None if isinstance(exc, Py4JNetworkError | ConnectionError) else to_pg_error(exc)
@@ -533,7 +553,7 @@ class SparkEngine(HeapShedding):
             if running is None or running.reason is not None:
                 return
             running.reason = reason
-        spark = self._spark
+        spark = running.session or self._spark
         if spark is None:
             return
 

@@ -14,6 +14,10 @@ Contract:
   The JVM runs in a session of its own, hence (Linux) an autogroup of its own at autogroup nice `niceness`: the
   kernel shares the CPU between the server and each application as groups, whatever threads each one runs, so one
   application's tasks on every core take at most their group's share from another application's (docs/clusters.md).
+- `status_url`: while it runs, `http://127.0.0.1:<port>` of its Spark UI's REST API (`/api/v1`), the side route
+  that introspection reads its jobs and stages through (engine/spark_status_rest.py); None otherwise. The UI binds
+  to loopback (`SPARK_LOCAL_IP`), keeps few tasks (`spark.ui.retainedTasks`), and cannot kill jobs. Should its port
+  have been taken between its choice and the launch, Spark binds the next one: readers check `app_name` there.
 - `exit_reason()`: None while the process runs, else how it ended (one line). `pid`: the JVM's process id, or None.
 - `stop()`: SIGTERM, then SIGKILL after a few seconds. Idempotent; never raises. `abort()` first when the
   application is gone for good: a launch still waiting for its port gives up at once and no later one starts
@@ -87,6 +91,7 @@ class SparkApplication:
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
         self._url: str | None = None
+        self._ui_port: int | None = None
         self._stopping = threading.Event()  # set by `abort`: a launch waiting for its port gives up
 
     @property
@@ -98,15 +103,29 @@ class SparkApplication:
         process = self._process
         return process.pid if process is not None and process.poll() is None else None
 
-    def command(self, port: int) -> list[str]:
+    @property
+    def app_name(self) -> str:
+        return f"sparkwire {self.name}"
+
+    @property
+    def status_url(self) -> str | None:
+        port = self._ui_port
+        return None if port is None or self.pid is None or self._url is None else f"http://127.0.0.1:{port}"
+
+    def command(self, port: int, ui_port: int) -> list[str]:
         """spark-submit's arguments (calls `conf()`)."""
         local = self._master.startswith("local")
         mib = f"{max(self._memory // (1024 * 1024), 512)}m"
         conf = {
             **self._conf(),
-            "spark.app.name": f"sparkwire {self.name}",
+            "spark.app.name": self.app_name,
             "spark.connect.grpc.binding.address": "127.0.0.1",
             "spark.connect.grpc.binding.port": str(port),
+            # its jobs' status, for introspection (the REST API of the UI: a side route, never a Spark job)
+            "spark.ui.enabled": "true",
+            "spark.ui.port": str(ui_port),
+            "spark.ui.killEnabled": "false",
+            "spark.ui.retainedTasks": "1000",
         }
         if not local:
             conf["spark.cores.max"] = str(self._cores)
@@ -137,7 +156,7 @@ class SparkApplication:
             raise ApplicationFailed("it was stopped")
         self.directory.mkdir(parents=True, exist_ok=True)
         self._reap_orphan()
-        port = _free_port()
+        port, ui_port = _free_port(), _free_port()
         env = {
             **os.environ,
             "SPARK_HOME": str(SPARK_HOME),
@@ -146,7 +165,7 @@ class SparkApplication:
         }
         with self.log_file.open("ab") as out:
             process = subprocess.Popen(
-                self.command(port), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                self.command(port, ui_port), stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                 start_new_session=True,
             )  # fmt: skip
         self._process = process
@@ -162,7 +181,7 @@ class SparkApplication:
                     raise ApplicationFailed("it was stopped while starting")
                 raise ApplicationFailed(f"its Spark Connect server did not answer within {timeout:.0f} s")
             time.sleep(0.2)
-        self._url = f"sc://127.0.0.1:{port}"
+        self._url, self._ui_port = f"sc://127.0.0.1:{port}", ui_port
         log.info("Spark application %s (pid %d) serves %s", self.name, process.pid, self._url)
         return self._url
 

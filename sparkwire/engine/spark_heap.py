@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -33,6 +34,7 @@ class Running:
     failure: errors.PgError | None = None  # set when the engine failed under the statement, or shed it
     done: threading.Event = field(default_factory=threading.Event)
     started: float = field(default_factory=time.monotonic)
+    session: Any = None  # the Spark session running its job (Spark Connect cancels through it)
 
 
 class HeapShedding:

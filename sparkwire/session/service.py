@@ -120,7 +120,10 @@ class PlannerService:
         self._data.reconcile()
         data = self._data  # live Spark work and freshness, fed from the side (introspection/workload/)
         catalog_state, snapshot = (lambda: data.state), data.snapshot
-        self._feeds = WorkloadFeeds(self._engine, self._spark, data.refreshes, catalog_state, snapshot, resident)
+        applications = data.clusters.applications.engines  # replicas' own Spark applications (their jobs' status)
+        self._feeds = WorkloadFeeds(
+            self._engine, self._spark, data.refreshes, catalog_state, snapshot, resident, applications
+        )
         data.spark_jobs = self._feeds.spark_jobs
 
     @property

@@ -2,7 +2,8 @@
 psycopg, a query on a cluster runs in that replica's own Spark Connect server — a `local[cores]` JVM of its own, in a
 session (hence an autogroup) of its own, named after the replica — and answers as the main engine does; the
 replica's status follows its JVM (killed: `offline` with the reason, then back by itself, while other clusters keep
-answering); a statement there is cancelled with 57014; a replica whose application cannot start says why in its
+answering); its jobs show in mz_spark_jobs / mz_spark_stages with their statement; a statement there reports its
+progress and is cancelled with 57014; a replica whose application cannot start says why in its
 status and its queries fail with that reason while other clusters work; DROP CLUSTER stops the JVM.
 
 Heavy on a 2-core machine (four JVMs): set SPARKWIRE_SKIP_APPLICATIONS=1 to skip it.
@@ -107,16 +108,55 @@ def test_a_cluster_runs_in_its_own_application(server: SparkwireServer) -> None:
         assert usage[0][0] > 0  # its JVM's resident memory over the size's 1 GiB
 
 
+def test_an_applications_jobs_show_with_their_statement(server: SparkwireServer) -> None:
+    """mz_spark_jobs / mz_spark_stages read the application's own status (its UI's REST API, on loopback): the
+    statement's job, with its execution id (Spark Connect leaves the statement's tag off jobs: spark_operations),
+    the replica's pool and the application's id."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("SET cluster = own_b")
+        assert _rows(conn, "SELECT k * 3, max(v) FROM own_t WHERE k = 7 GROUP BY k * 3") == [(21, 997)]
+        conn.execute("SET cluster = quickstart")
+        (execution,) = _rows(
+            conn,
+            "SELECT execution_id::text FROM mz_internal.mz_recent_activity_log WHERE sql LIKE 'SELECT k * 3, max(v)%%'",
+        )[0]
+        (pool,) = _rows(
+            conn,
+            "SELECT c.id || '.' || r.id FROM mz_cluster_replicas r JOIN mz_clusters c ON c.id = r.cluster_id "
+            "WHERE c.name = 'own_b'",
+        )[0]
+        job_query = (
+            "SELECT status, pool, application_id, num_tasks > 0, started_at IS NOT NULL, job_tag "
+            "FROM mz_internal.mz_spark_jobs WHERE execution_id = %s"
+        )
+        # its status as Spark's listener last recorded it: the job may still read `running` for a poll or two
+        _until(lambda: {row[0] for row in _rows(conn, job_query, (execution,))} == {"succeeded"}, timeout=30)
+        jobs = _rows(conn, job_query, (execution,))
+        assert {job_pool for _, job_pool, *_ in jobs} == {pool}
+        assert all(app and ok and started and tag.endswith(execution) for _, _, app, ok, started, tag in jobs)
+        stages = _rows(
+            conn,
+            "SELECT status, pool, application_id FROM mz_internal.mz_spark_stages WHERE execution_id = %s",
+            (execution,),
+        )
+        assert stages and {(status, stage_pool) for status, stage_pool, _ in stages} == {("complete", pool)}
+        assert {app for *_, app in stages} == {app for _, _, app, *_ in jobs}
+
+
 def test_a_statement_in_an_application_is_cancelled(server: SparkwireServer) -> None:
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         conn.execute("SET cluster = own_b")
-        timer = threading.Timer(3.0, conn.cancel)
+        conn.execute("SET progress_notices = on")
+        notices: list[str] = []
+        conn.add_notice_handler(lambda notice: notices.append(notice.message_primary or ""))
+        timer = threading.Timer(6.0, conn.cancel)
         timer.start()
         started = time.monotonic()
         with pytest.raises(psycopg.errors.QueryCanceled):
             conn.execute("SELECT count(*) FROM own_t a, own_t b, own_t c, own_t d WHERE a.v + b.v + c.v + d.v = -1")
         timer.join()
         assert time.monotonic() - started < 60
+        assert any(n.startswith("progress: ") for n in notices), notices  # its jobs' progress, from its application
         assert _rows(conn, "SELECT 1 + count(*) FROM own_t WHERE k = 1") == [(101,)]  # the session goes on
 
 

@@ -1,7 +1,8 @@
 """The side feeds of workload introspection, started and stopped together by the planner's service.
 
-Contract: `WorkloadFeeds(engine, spark, refreshes, state, snapshot, lineage)` (after `store.install`) starts the live
-Spark work feed (`spark_jobs.SparkJobsFeed`, reading `engine.spark_status.SparkStatusReader(spark)`) and the freshness
+Contract: `WorkloadFeeds(engine, spark, refreshes, state, snapshot, lineage, applications)` (after `store.install`)
+starts the live Spark work feed (`spark_jobs.SparkJobsFeed`, reading `engine.spark_status.SparkStatusReader(spark)`
+and the replicas' own applications, `applications()`: pool → engine) and the freshness
 feed (`freshness.FreshnessFeed` over `refreshes`), each on its own daemon thread with its own DuckDB connection, and
 installs the live mz_spark_health view (`spark_health.SparkHealthView`, no thread);
 `spark_jobs` is the feed progress notices read. `close()` stops both (before Spark stops and the store closes).
@@ -9,7 +10,7 @@ installs the live mz_spark_health view (`spark_health.SparkHealthView`, no threa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from sparkwire.catalog import CatalogState
 from sparkwire.engine.duckdb import DuckDBEngine
@@ -30,9 +31,10 @@ class WorkloadFeeds:
         state: Callable[[], CatalogState],
         snapshot: Callable[[], Snapshot],
         lineage: Lineage,
+        applications: Callable[[], Mapping[str, SparkEngine]] = dict,
     ) -> None:
         self.spark_health = SparkHealthView(engine, spark)
-        self.spark_jobs = SparkJobsFeed(engine, SparkStatusReader(spark).read)
+        self.spark_jobs = SparkJobsFeed(engine, SparkStatusReader(spark).read, applications=applications)
         self.freshness = FreshnessFeed(engine, refreshes, state, snapshot, lineage)
         self.spark_jobs.start()
         self.freshness.start()

@@ -6,9 +6,11 @@ for their writers (`spark_jobs`, `freshness`), which find them with `relation(na
 are `live`: an answer over them is never taken from the result cache.
 
 - `mz_internal.mz_spark_jobs`, `mz_internal.mz_spark_stages` (sparkwire's own): one row per Spark job / stage attempt
-  of the running SparkContext, the newest 1,000 jobs and their stages; `execution_id` is the statement that ran it
-  (from the job's `sw-<n>.<execution_id>` tag; NULL for work no statement tagged: materialized view and index
-  refreshes, internal jobs), `job_tag` the sparkwire tag. Readable by superusers and mz_monitor (privileges.py).
+  of the running SparkContext and of each replica's own application (`--cluster-applications`), the newest 1,000
+  jobs of each and their stages, `application_id` the Spark application that ran it; `execution_id` is the
+  statement that ran it (from the job's `sw-<n>.<execution_id>` tag; NULL for work no statement tagged:
+  materialized view and index refreshes, internal jobs), `job_tag` the sparkwire tag. Readable by superusers and
+  mz_monitor (privileges.py).
 - `mz_internal.mz_materialization_lag`, `mz_internal.mz_hydration_statuses`, `mz_internal.mz_wallclock_global_lag`
   (Materialize's names and columns, sparkwire's values) and `mz_internal.mz_materialization_refreshes` (sparkwire's
   own: when each materialized view and index was last computed, what input write it reflects). Public, as in
@@ -42,7 +44,7 @@ SPARK_JOB_COLUMNS = parse_columns(
     "num_tasks integer, num_active_tasks integer, num_completed_tasks integer, num_skipped_tasks integer, "
     "num_failed_tasks integer, num_killed_tasks integer, input_records bigint, input_bytes bigint, "
     "shuffle_read_bytes bigint, shuffle_write_bytes bigint, started_at timestamp with time zone, "
-    "finished_at timestamp with time zone, description text"
+    "finished_at timestamp with time zone, description text, application_id text"
 )
 SPARK_STAGE_COLUMNS = parse_columns(
     "stage_id bigint, attempt_id integer, job_id bigint, execution_id text, status text, pool text, name text, "
@@ -50,7 +52,7 @@ SPARK_STAGE_COLUMNS = parse_columns(
     "num_killed_tasks integer, input_records bigint, input_bytes bigint, output_records bigint, output_bytes bigint, "
     "shuffle_read_records bigint, shuffle_read_bytes bigint, shuffle_write_records bigint, "
     "shuffle_write_bytes bigint, submitted_at timestamp with time zone, started_at timestamp with time zone, "
-    "finished_at timestamp with time zone"
+    "finished_at timestamp with time zone, application_id text"
 )
 MATERIALIZATION_LAG_COLUMNS = parse_columns(
     "object_id text, local_lag interval, global_lag interval, slowest_local_input_id text, slowest_global_input_id text"
