@@ -13,9 +13,10 @@ the engine is not an application's: `read` returns None; so does a UI there whos
 until one is unknown, at most `MAX_NEW` a read), every running job, the jobs `known` saw open, every active or
 pending stage, and the stages of every ended job not yet in `known.settled_jobs`. Each job's tags are completed by
 `engine.operations` with its statement's tag (Spark Connect leaves session tags off jobs: spark_operations.py).
-Times are the API's (`2026-11-27T01:44:37.122GMT`) in milliseconds since the epoch. One HTTP/1.1 connection is
+`tagged(tag)`: the jobs of one statement tag and their stages (EXPLAIN ANALYZE). Times are the
+API's (`2026-11-27T01:44:37.122GMT`) in milliseconds since the epoch. One HTTP/1.1 connection is
 kept and reopened after a failure; failures raise (the feed logs them and tries again). Not thread-safe: one
-feed thread reads it.
+thread reads one reader (the feed its own, EXPLAIN ANALYZE a new one).
 """
 
 from __future__ import annotations
@@ -133,3 +134,20 @@ class RestStatusReader:
                 continue
             stages.update(((s.stage_id, s.attempt_id), s) for s in (stage_of(_epoch_ms(d)) for d in attempts))
         return SparkStatus(app, tuple(jobs.values()), tuple(stages.values()))
+
+    def tagged(self, tag: str) -> SparkStatus | None:
+        """The jobs the application ran under the statement tag `tag` (oldest first) and their submitted stages
+        (EXPLAIN ANALYZE; as `SparkStatusReader.tagged`); None when it does not run."""
+        app = self._application()
+        if app is None:
+            return None
+        root = f"/applications/{app}"
+        jobs = sorted((j for j in map(self._job, self._get(f"{root}/jobs")) if tag in j.tags), key=lambda j: j.job_id)
+        stages: list[Stage] = []
+        for stage_id in sorted({stage_id for job in jobs for stage_id in job.stage_ids}):
+            try:
+                attempts = self._get(f"{root}/stages/{stage_id}?details=false")
+            except _NotFound:  # never submitted (skipped: its output was reused) or evicted
+                continue
+            stages.extend(stage_of(_epoch_ms(data)) for data in attempts)
+        return SparkStatus(app, tuple(jobs), tuple(stages))

@@ -22,6 +22,7 @@ from sqlglot import exp
 from sparkwire import errors as e
 from sparkwire.api import CommandComplete, EmptyQuery, Field, Result, Rows
 from sparkwire.engine.spark_status import SparkStatusReader
+from sparkwire.engine.spark_status_rest import RestStatusReader
 from sparkwire.pgtypes.registry import format_type
 from sparkwire.planner.execute.explain import explain_json, explain_text
 from sparkwire.planner.execute.streams import RowSource
@@ -161,7 +162,8 @@ class Dispatch:
         route, tag = s.strategy or "introspection", s.user.last_job_tag
         if route != "standard" or tag is None or tag == before:  # no Spark job (a table read as rows)
             return Analysis(route, rows, milliseconds)
-        work = spark_work(SparkStatusReader(s.data.spark), tag)
+        engine = s.user.last_job_engine  # a replica's own application (`--cluster-applications`): its UI's REST API
+        work = spark_work(SparkStatusReader(s.data.spark) if engine is None else RestStatusReader(engine), tag)
         if work is None:
             raise e.FeatureNotSupported(
                 "EXPLAIN ANALYZE is not supported with a Spark Connect server",

@@ -2,9 +2,9 @@
 psycopg, a query on a cluster runs in that replica's own Spark Connect server — a `local[cores]` JVM of its own, in a
 session (hence an autogroup) of its own, named after the replica — and answers as the main engine does; the
 replica's status follows its JVM (killed: `offline` with the reason, then back by itself, while other clusters keep
-answering); its jobs show in mz_spark_jobs / mz_spark_stages with their statement; a statement there reports its
-progress and is cancelled with 57014; a replica whose application cannot start says why in its
-status and its queries fail with that reason while other clusters work; DROP CLUSTER stops the JVM.
+answering); its jobs show in mz_spark_jobs / mz_spark_stages with their statement, and in EXPLAIN ANALYZE; a
+statement there reports its progress and is cancelled with 57014; a replica whose application cannot start says
+why in its status and its queries fail with that reason while other clusters work; DROP CLUSTER stops the JVM.
 
 Heavy on a 2-core machine (four JVMs): set SPARKWIRE_SKIP_APPLICATIONS=1 to skip it.
 """
@@ -12,6 +12,7 @@ Heavy on a 2-core machine (four JVMs): set SPARKWIRE_SKIP_APPLICATIONS=1 to skip
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -141,6 +142,11 @@ def test_an_applications_jobs_show_with_their_statement(server: SparkwireServer)
         )
         assert stages and {(status, stage_pool) for status, stage_pool, _ in stages} == {("complete", pool)}
         assert {app for *_, app in stages} == {app for _, _, app, *_ in jobs}
+
+        conn.execute("SET cluster = own_b")  # EXPLAIN ANALYZE reads the application's jobs of its statement too
+        lines = [row[0] for row in _rows(conn, "EXPLAIN ANALYZE SELECT k * 5, max(v) FROM own_t GROUP BY k * 5")]
+        assert any(re.match(r"Spark Jobs: [1-9]\d*, stages: [1-9]\d*, tasks: [1-9]\d*", line) for line in lines), lines
+        assert any(re.match(r"  Job \d+ \(succeeded\)", line) for line in lines), lines
 
 
 def test_a_statement_in_an_application_is_cancelled(server: SparkwireServer) -> None:

@@ -129,6 +129,7 @@ class UserData:
         self._job_tag: str | None = None
         self._job_engine: SparkEngine | None = None  # where the job runs when not on the main engine (compute/)
         self.last_job_tag: str | None = None  # the Spark job tag of the last query run on Spark
+        self.last_job_engine: SparkEngine | None = None  # and the replica application it ran on (None: the main)
         # the snapshot a query reads: the session's (one per transaction block, write_txn.py); the latest by default
         self.read_snapshot: Callable[[], Snapshot] = data.snapshot
         self.in_block: Callable[[], bool] = lambda: False
@@ -330,14 +331,14 @@ class UserData:
                 query = executor.prepare(facts, state, names, read, param_types, results_as_text=results_as_text)
             with self._lock:
                 self._job_tag = tag
-            self.last_job_tag = tag  # EXPLAIN ANALYZE reads this statement's jobs by it
+            self.last_job_tag, self.last_job_engine = tag, None  # EXPLAIN ANALYZE reads this statement's jobs by it
             self.waiting("Extension", "SparkJob")
             try:
                 with self._data.clusters.running("query", cluster.id, execution_id=self.execution_id) as placement:
                     if placement.engine is not None:
                         self._data.spark_ready(notify, placement.engine)
                     with self._lock:
-                        self._job_engine = placement.engine
+                        self._job_engine = self.last_job_engine = placement.engine
                     return executor.run(query, params, tag, None, pool=placement.pool, engine=placement.engine)
             finally:
                 self.waiting(None, None)

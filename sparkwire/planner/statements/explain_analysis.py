@@ -3,7 +3,8 @@ lines that follow the plan, or as the JSON object of EXPLAIN (ANALYZE, FORMAT JS
 
 Contract:
 - `spark_work(reader, tag)`: the jobs Spark ran under the statement's job tag and their stages, read from Spark's
-  status store (`engine.spark_status.SparkStatusReader.tagged`) once it has recorded every job's end (Spark's
+  status store (`engine.spark_status.SparkStatusReader.tagged`, or a replica application's REST API:
+  `engine.spark_status_rest.RestStatusReader.tagged`) once it has recorded every job's end (Spark's
   listener records it shortly after the result arrived: waits up to `SETTLE_SECONDS`); None without a status store
   (Spark Connect), for which EXPLAIN ANALYZE of a Spark query is refused (0A000) rather than shown without metrics.
 - `Analysis(route, rows, milliseconds, jobs, stages)`: `route` is how it ran ("spark", "fast-path", "introspection",
@@ -17,8 +18,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Protocol
 
-from sparkwire.engine.spark_status import Job, SparkStatus, SparkStatusReader, Stage
+from sparkwire.engine.spark_status import Job, SparkStatus, Stage
 
 SETTLE_SECONDS = 5.0
 _POLL_SECONDS = 0.02
@@ -33,7 +35,11 @@ class Analysis:
     stages: tuple[Stage, ...] = ()
 
 
-def spark_work(reader: SparkStatusReader, tag: str) -> SparkStatus | None:
+class TaggedReader(Protocol):
+    def tagged(self, tag: str) -> SparkStatus | None: ...
+
+
+def spark_work(reader: TaggedReader, tag: str) -> SparkStatus | None:
     deadline = time.monotonic() + SETTLE_SECONDS
     while True:
         status = reader.tagged(tag)
