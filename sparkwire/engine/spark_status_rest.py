@@ -11,7 +11,8 @@ the engine is not an application's: `read` returns None; so does a UI there whos
 `engine.application_name`). `read(known)`: the jobs newer than `known.newest_job`
 (the first read lists the jobs Spark retains, at most `MAX_JOBS`; later ones ask for the next job ids one by one
 until one is unknown, at most `MAX_NEW` a read), every running job, the jobs `known` saw open, every active or
-pending stage, and the stages of every ended job not yet in `known.settled_jobs`. Each job's tags are completed by
+pending stage, and the stages of every ended job not yet in `known.settled_jobs` (with no new job and nothing
+open in `known`, nothing else is asked: an idle read is one request). Each job's tags are completed by
 `engine.operations` with its statement's tag (Spark Connect leaves session tags off jobs: spark_operations.py).
 `tagged(tag)`: the jobs of one statement tag and their stages (EXPLAIN ANALYZE). Times are the
 API's (`2026-11-27T01:44:37.122GMT`) in milliseconds since the epoch. One HTTP/1.1 connection is
@@ -115,6 +116,8 @@ class RestStatusReader:
                     jobs[job_id] = self._job(self._get(f"{root}/jobs/{job_id}"))
                 except _NotFound:
                     break
+        if not jobs and not known.open_jobs and not known.open_stages:
+            return SparkStatus(app, (), ())  # no new job, none open: nothing can run (an idle read: one request)
         jobs.update((j.job_id, j) for j in map(self._job, self._get(f"{root}/jobs?status=running")))
         for job_id in known.open_jobs - jobs.keys():
             try:

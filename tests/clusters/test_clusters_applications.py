@@ -117,10 +117,11 @@ def test_an_applications_jobs_show_with_their_statement(server: SparkwireServer)
         conn.execute("SET cluster = own_b")
         assert _rows(conn, "SELECT k * 3, max(v) FROM own_t WHERE k = 7 GROUP BY k * 3") == [(21, 997)]
         conn.execute("SET cluster = quickstart")
-        (execution,) = _rows(
-            conn,
-            "SELECT execution_id::text FROM mz_internal.mz_recent_activity_log WHERE sql LIKE 'SELECT k * 3, max(v)%%'",
-        )[0]
+        logged = (
+            "SELECT execution_id::text FROM mz_internal.mz_recent_activity_log WHERE sql LIKE 'SELECT k * 3, max(v)%%'"
+        )
+        _until(lambda: bool(_rows(conn, logged)), timeout=30)  # the history is written in batches, off the statement
+        (execution,) = _rows(conn, logged)[0]
         (pool,) = _rows(
             conn,
             "SELECT c.id || '.' || r.id FROM mz_cluster_replicas r JOIN mz_clusters c ON c.id = r.cluster_id "
