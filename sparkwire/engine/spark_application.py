@@ -5,8 +5,10 @@ Contract:
   holds the application's Spark files (its `spark_conf` files, scratch space) and `connect.log`, its output;
   `conf()` gives its Spark settings at each launch (it may write files: a failure is the launch's).
 - `start(timeout)` launches it unless it runs (`spark-submit --class …SparkConnectServer`, which execs the JVM:
-  the child is the driver itself) and returns its URL, `sc://127.0.0.1:<port>`, once its gRPC port accepts
-  connections; a launch that exits or does not answer in time raises `ApplicationFailed` with the last lines of its
+  the child is the driver itself) and returns its URL, `sc://localhost:<port>/;token=…`, once its gRPC port
+  accepts connections. The server binds to 127.0.0.1 and takes only clients with its token (a new random one per
+  launch, given to the JVM in its environment, never on its command line): another local user cannot run code in
+  it; a launch that exits or does not answer in time raises `ApplicationFailed` with the last lines of its
   log (one retry on another port when the chosen one was taken meanwhile).
   - embedded (`master` `local…`): `local[cores]`, the driver memory `memory` (the driver is the executor);
   - a Spark cluster (`spark://…`): `spark.cores.max` = `cores`, `spark.executor.memory` = `memory`, so the
@@ -30,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -157,8 +160,10 @@ class SparkApplication:
         self.directory.mkdir(parents=True, exist_ok=True)
         self._reap_orphan()
         port, ui_port = _free_port(), _free_port()
+        token = secrets.token_urlsafe(32)
         env = {
             **os.environ,
+            "SPARK_CONNECT_AUTHENTICATE_TOKEN": token,
             "SPARK_HOME": str(SPARK_HOME),
             "SPARK_LOCAL_IP": "127.0.0.1",
             "PYSPARK_PYTHON": os.environ.get("PYSPARK_PYTHON", sys.executable),  # sparkwire's UDFs (pg_functions)
@@ -181,8 +186,9 @@ class SparkApplication:
                     raise ApplicationFailed("it was stopped while starting")
                 raise ApplicationFailed(f"its Spark Connect server did not answer within {timeout:.0f} s")
             time.sleep(0.2)
-        self._url, self._ui_port = f"sc://127.0.0.1:{port}", ui_port
-        log.info("Spark application %s (pid %d) serves %s", self.name, process.pid, self._url)
+        # `localhost`: PySpark sends a token over a plain channel only to that name (gRPC local credentials)
+        self._url, self._ui_port = f"sc://localhost:{port}/;token={token}", ui_port
+        log.info("Spark application %s (pid %d) serves port %d", self.name, process.pid, port)
         return self._url
 
     def _reap_orphan(self) -> None:

@@ -3,7 +3,8 @@ psycopg, a query on a cluster runs in that replica's own Spark Connect server â€
 session (hence an autogroup) of its own, named after the replica â€” and answers as the main engine does; the
 replica's status follows its JVM (killed: `offline` with the reason, then back by itself, while other clusters keep
 answering); its jobs show in mz_spark_jobs / mz_spark_stages with their statement, and in EXPLAIN ANALYZE; a
-statement there reports its progress and is cancelled with 57014; a replica whose application cannot start says
+statement there reports its progress and is cancelled with 57014; its Connect port refuses clients without its
+token; a replica whose application cannot start says
 why in its status and its queries fail with that reason while other clusters work; DROP CLUSTER stops the JVM.
 
 Heavy on a 2-core machine (four JVMs): set SPARKWIRE_SKIP_APPLICATIONS=1 to skip it.
@@ -148,6 +149,29 @@ def test_an_applications_jobs_show_with_their_statement(server: SparkwireServer)
         lines = [row[0] for row in _rows(conn, "EXPLAIN ANALYZE SELECT k * 5, max(v) FROM own_t GROUP BY k * 5")]
         assert any(re.match(r"Spark Jobs: [1-9]\d*, stages: [1-9]\d*, tasks: [1-9]\d*", line) for line in lines), lines
         assert any(re.match(r"  Job \d+ \(succeeded\)", line) for line in lines), lines
+
+
+_CONNECT_WITHOUT_TOKEN = """
+import sys
+from pyspark.sql.connect.session import SparkSession
+try:
+    SparkSession.builder.remote(sys.argv[1]).create().sql("SELECT 1").collect()
+except Exception as exc:
+    print("refused:", type(exc).__name__, str(exc)[:300])
+else:
+    print("answered")
+"""
+
+
+def test_an_application_takes_only_sparkwire(server: SparkwireServer) -> None:
+    """Its Spark Connect port is on loopback, but another local client without its token cannot run anything there
+    (the token is in the JVM's environment, not on its command line)."""
+    argv = Path(f"/proc/{_applications()['own_b.r1']}/cmdline").read_bytes().decode().split("\0")
+    port = next(a.split("=", 1)[1] for a in argv if a.startswith("spark.connect.grpc.binding.port="))
+    assert not any("token" in a.lower() for a in argv)
+    for url in (f"sc://127.0.0.1:{port}", f"sc://localhost:{port}/;token=not-the-token"):
+        out = subprocess.run([sys.executable, "-c", _CONNECT_WITHOUT_TOKEN, url], capture_output=True, timeout=120)
+        assert out.stdout.decode().startswith("refused:"), (url, out.stdout, out.stderr[-2000:])
 
 
 def test_a_statement_in_an_application_is_cancelled(server: SparkwireServer) -> None:
