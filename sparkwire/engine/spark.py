@@ -262,7 +262,10 @@ class SparkEngine(HeapShedding):
             for listener in list(self._restart_listeners) if attempts else ():
                 listener()
         except BaseException as exc:  # reported by every later call, never lost in the thread
-            log.exception("Spark failed to start")
+            if self._closing:  # stopped while starting (a dropped replica's application): not a failure
+                log.info("Spark start stopped: %s", first_line(exc))
+            else:
+                log.exception("Spark failed to start")
             with self._changed:
                 self._start_error = exc
                 failure = f"Spark failed to start: {first_line(exc)}"

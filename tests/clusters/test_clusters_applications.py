@@ -258,6 +258,7 @@ def test_a_cluster_dropped_while_its_application_starts(server: SparkwireServer)
         conn.execute("DROP CLUSTER own_brief")
         _until(lambda: "own_brief.r1" not in _applications(), 30)
         _until(lambda: "it was stopped" in server.log(), 30)  # the start gave up: "… while starting", or before it
+        assert "Spark start stopped: it was stopped" in server.log()  # said as such, not as a failure's traceback
         assert _rows(conn, "SELECT count(*) FROM own_t WHERE k = 6") == [(100,)]
 
 
