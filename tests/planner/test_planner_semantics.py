@@ -183,6 +183,17 @@ def test_numeric_literals_keep_their_digits(client: Client, oracle: PostgresOrac
     assert client.error("SELECT 'abc'::numeric").code == "22P02"
 
 
+def test_numeric_literals_keep_their_digits_inside_expressions(client: Client, oracle: PostgresOracle) -> None:
+    """Not only as a result column: DuckDB's plain DECIMAL is (18,3), which answered 2.123 and 1.500 here."""
+    sql = (
+        "SELECT numeric '1.50'::text AS a, '1.123456'::numeric + 1 AS b, '1.5'::numeric * 2 AS c, "
+        "-'2.50'::numeric AS d, '1e3'::numeric + 0.5 AS e, '12345678901234567890.25'::numeric * 2 AS f"
+    )
+    got = client.one(sql)
+    assert [str(v) for v in got.rows[0]] == [str(v) for v in oracle_run(oracle.dsn, sql).rows[0]]
+    assert [str(v) for v in got.rows[0]] == ["1.50", "2.123456", "3.0", "-2.50", "1000.5", "24691357802469135780.50"]
+
+
 def test_like_escapes_in_writes(client: Client) -> None:
     """A DELETE's predicate runs on DuckDB (planner/execute/writes.py): an escaped % is a literal one there too."""
     client.run("CREATE TABLE likes (s text)")

@@ -304,18 +304,29 @@ _NUMERIC_TEXT = re.compile(r"\s*(?:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan
 def _exact_numeric_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:
     """A projection `'1.50'::numeric` (or 'NaN') → the text PostgreSQL keeps of it (`'1e3'` is 1000), typed numeric
     by the planner: PostgreSQL keeps the literal's digits and NaN, which DuckDB's DECIMAL(18,3) cannot. So is
-    `1.50::numeric` among the statement's own result columns (DuckDB would print 1.500, or fail past 18 digits)."""
-    if (
+    `1.50::numeric` among the statement's own result columns (DuckDB would print 1.500, or fail past 18 digits).
+    Inside an expression (`'1.123456'::numeric + 1`, `numeric '1.50'::text`) the literal becomes a DECIMAL of its
+    own scale: DECIMAL(18,3) rounded it to 3 places (2.123, 1.500) where PostgreSQL keeps its digits (2.123456,
+    1.50). Past DuckDB's 38 digits, or NaN / infinity, it is left to DuckDB."""
+    if not (
         isinstance(node, exp.Cast)
         and isinstance(node.this, exp.Literal)
         and _is_unconstrained_decimal(node.to)
         and not node.to.is_type(exp.DataType.Type.ARRAY)
         and _NUMERIC_TEXT.fullmatch(node.this.this)
-        and _is_projection(node)
-        and (node.this.is_string or _result_select(node))
     ):
-        return exp.Literal.string(numeric_input_text(node.this.this))
-    return node
+        return node
+    written = numeric_input_text(node.this.this)
+    if _is_projection(node) and (node.this.is_string or _result_select(node)):
+        return exp.Literal.string(written)
+    digits = written.lstrip("-")
+    if not digits.replace(".", "").isdigit() or len(digits.replace(".", "")) > _DECIMAL_WIDTH:
+        return node
+    scale = len(digits.partition(".")[2])
+    return exp.Cast(this=exp.Literal.string(written), to=exp.DataType.build(f"DECIMAL({_DECIMAL_WIDTH}, {scale})"))
+
+
+_DECIMAL_WIDTH = 38  # DuckDB's widest DECIMAL
 
 
 def _bytea_literals(node: exp.Expression, ctx: SessionContext) -> exp.Expression:

@@ -83,3 +83,4 @@ SELECT 'NaN'::numeric::int;
 SELECT '  1.5e2  '::float8, '0x10'::int;
 SELECT 10::money;
 SELECT CAST(1 AS unknown_type);
+SELECT numeric '1.50'::text, '1.123456'::numeric + 1, '1.5'::numeric * 2, ('1.5'::numeric * 2)::text, '0.001'::numeric * 3, -'2.50'::numeric, '1e3'::numeric + 0.5;
