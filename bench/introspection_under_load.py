@@ -3,7 +3,7 @@ load, in one run, with the ratio.
 
 Run: `python -m bench.introspection_under_load [--iterations N] [--heavy-sessions K] [--rows R]
 [--cluster-applications]` (the last: the server runs with that flag, so the load runs in quickstart's own Spark
-application, a separate JVM in its own autogroup, and mz_spark_jobs, which reads the main engine, stays empty).
+application, a separate JVM in its own autogroup, whose jobs mz_spark_jobs reads from its UI's REST API).
 
 Starts `sparkwire serve` (embedded Spark) in a temp dir, waits for Spark, and loads a table of R rows written in 8
 batches (8 Parquet files, so a scan has 8 tasks). Then, from one psycopg connection, it times N rounds of five
@@ -191,7 +191,7 @@ def main() -> None:
     parser.add_argument(
         "--cluster-applications",
         action="store_true",
-        help="serve with that flag: the load runs in quickstart's own Spark application (mz_spark_jobs stays empty)",
+        help="serve with that flag: the load runs in quickstart's own Spark application (a JVM of its own)",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sparkwire-bench-") as tmp:
