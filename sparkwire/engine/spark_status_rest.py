@@ -35,6 +35,8 @@ from sparkwire.engine.spark_status import MAX_JOBS, Job, Known, SparkStatus, Sta
 MAX_NEW = 200
 TIMEOUT_SECONDS = 2.0
 _TIMES = ("submissionTime", "completionTime", "firstTaskLaunchedTime")
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_MILLISECOND = datetime.timedelta(milliseconds=1)
 _API_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}GMT\Z")
 
 
@@ -48,7 +50,7 @@ def _epoch_ms(data: dict[str, Any]) -> dict[str, Any]:
         value = data.get(key)
         if isinstance(value, str) and _API_TIME.match(value):
             moment = datetime.datetime.strptime(value, "%Y-%m-%dT%H:%M:%S.%fGMT").replace(tzinfo=datetime.UTC)
-            data[key] = int(moment.timestamp() * 1000)
+            data[key] = (moment - _EPOCH) // _MILLISECOND  # exact: a float's `timestamp() * 1000` can lose one
     return data
 
 
