@@ -108,7 +108,7 @@ class _Source:
     settled: set[int] = field(default_factory=set)
     owners: dict[int, int] = field(default_factory=dict)  # stage id -> the first job that lists it
     attempts: dict[int, set[int]] = field(default_factory=dict)  # stage id -> its attempts
-    engine: object = None  # an application's engine (a new engine, a new reader)
+    engine: SparkEngine | None = None  # an application's engine (a new engine, a new reader)
 
     def known(self) -> Known:
         return Known(
