@@ -53,10 +53,11 @@ before the new session is handed out (the planner forgets its temporary views).
 
 Memory: a statement that runs out of memory fails with 53200, from Spark's own failures (`spark_errors`) or from the
 watchdog's heap check: when live data (heap used after garbage collection) passes 85% of the heap, the statement that
-has run longest is cancelled with 53200, one at a time (after a full collection, once the last one ended: its memory
-may still count), before the JVM thrashes. A JVM whose heap runs out anyway exits (`-XX:+ExitOnOutOfMemoryError`:
-threads that died of the error left statements waiting forever) and is restarted as above. `health().memory_cancels`
-counts the statements shed.
+has run longest is cancelled with 53200, one at a time (no one else while it runs and for 30 s after it, or a
+statement Spark failed out of memory, ended, unless the heap reads below the mark: its tasks may still be winding
+down; the heap is collected every 2 s meanwhile), before the JVM thrashes. A JVM whose heap runs out anyway exits
+(`-XX:+ExitOnOutOfMemoryError`: threads that died of the error left statements waiting forever) and is restarted as
+above. `health().memory_cancels` counts the statements shed.
 
 Execution: `execute_arrow` runs the query when called (so errors surface there), collecting the result as Arrow: rows
 the optimizer already computed (a filter or projection of rows held in memory) are converted on the driver without a
@@ -177,8 +178,9 @@ class SparkEngine(HeapShedding):
         self._watchdog: SparkWatchdog | None = None
         self._closing = False
         self._restart_listeners: list[Callable[[], None]] = []
-        self._last_shed = 0.0
-        self._collected_since_shed = False
+        self._settle_until = 0.0
+        self._shed_seen = False
+        self._last_collect = 0.0
 
     # ---- lifecycle ----------------------------------------------------------------------------------------
 
@@ -498,6 +500,7 @@ class SparkEngine(HeapShedding):
                 if error is None or isinstance(error, errors.InternalError | errors.OutOfMemory):
                     self._lost(spark, generation)  # did Spark go down under us? then fail over now
                 if isinstance(error, errors.OutOfMemory):
+                    self._ran_out_of_memory()
                     raise error from None  # this statement ran out of memory, whether or not Spark survived
             if running.failure is not None:
                 raise running.failure from None

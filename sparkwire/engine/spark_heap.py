@@ -2,9 +2,12 @@
 
 Contract: `SparkEngine` inherits `HeapShedding`; its watchdog calls `_check(spark, gauge)` every second, which
 returns why the JVM is unusable (spark_process.probe) or None, and when live data passes `HEAP_PRESSURE` of the heap
-after collection cancels the longest-running statement with 53200 (one at a time, `SHED_COOLDOWN_SECONDS` apart, after
-one full collection once the last one shed ended: its memory may still count). `Running` is one statement in flight.
-See engine/spark.py (Memory) for the whole story.
+after collection cancels the longest-running statement with 53200. One at a time: while a shed statement runs, and
+for `SETTLE_SECONDS` after it (or a statement Spark itself failed out of memory, `_ran_out_of_memory`) ended, no one
+else is shed — its cancelled tasks may still be winding down and holding memory, and the after-collection figure
+counts that memory until the next collection — instead the heap is collected every `COLLECT_SECONDS` while it reads
+full; the settling ends as soon as the heap reads below the mark. `Running` is one statement in flight. See
+engine/spark.py (Memory) for the whole story.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from sparkwire.engine.spark_watchdog import SparkHealth
 
 log = logging.getLogger(__name__)
 HEAP_PRESSURE = 0.85  # live data over this fraction of the heap after GC: shed the longest-running statement
-SHED_COOLDOWN_SECONDS = 5.0  # after a shed statement ended: the heap figure changes only at the next collection
+SETTLE_SECONDS = 30.0  # after a statement shed or failed out of memory ended: its tasks may still hold memory
+COLLECT_SECONDS = 2.0  # while settling and the heap reads full: a full collection at most this often
 
 
 @dataclass
@@ -43,8 +47,9 @@ class HeapShedding:
     _lock: threading.Lock
     _running: dict[str, Running]
     _health: SparkHealth
-    _last_shed: float
-    _collected_since_shed: bool
+    _settle_until: float  # monotonic time until which no one is shed (0.0: not settling)
+    _shed_seen: bool  # a shed statement was running at the last check
+    _last_collect: float
 
     def _interrupt(self, job_tag: str, reason: str) -> None:
         raise NotImplementedError
@@ -57,33 +62,40 @@ class HeapShedding:
         if not gauge:
             gauge.append(HeapGauge(spark))
         pressure = gauge[0].fraction()
-        if pressure >= HEAP_PRESSURE and self._stale_after_shed():
-            # the statement shed last has ended, but its memory is garbage that the after-collection figure still
-            # counts until the old generation is collected: collect once before shedding anyone else
-            gauge[0].collect()
-            pressure = gauge[0].fraction()
-        if pressure >= HEAP_PRESSURE:
+        now = time.monotonic()
+        below = pressure < HEAP_PRESSURE
+        settling = self._settling(now, below)
+        if below:
+            return None
+        if not settling:
             self._shed(pressure)
+        elif self._settle_until > now and now - self._last_collect >= COLLECT_SECONDS:
+            # the statement shed last has ended, but its tasks may still be winding down, and its memory is garbage
+            # that the after-collection figure counts until the old generation is collected: collect, shed no one
+            self._last_collect = now
+            gauge[0].collect()
         return None
 
-    def _stale_after_shed(self) -> bool:
-        """A statement was shed, none is being shed now, the cooldown is over and the heap was not collected since."""
+    def _ran_out_of_memory(self) -> None:
+        """A statement failed because Spark itself ran out of memory: settle as after a shed."""
+        with self._lock:
+            self._settle_until = time.monotonic() + SETTLE_SECONDS
+
+    def _settling(self, now: float, below: bool) -> bool:
+        """Is a shed statement still running, or did one (or an out-of-memory failure) end moments ago?"""
         with self._lock:
             shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
-            cooling = time.monotonic() - self._last_shed < SHED_COOLDOWN_SECONDS
-            if self._last_shed == 0.0 or self._collected_since_shed or shedding or cooling:
-                return False
-            self._collected_since_shed = True
-            return True
+            if self._shed_seen and not shedding:
+                self._settle_until = now + SETTLE_SECONDS  # the shed statement has just ended
+            self._shed_seen = shedding
+            if below and not shedding:
+                self._settle_until = 0.0  # the heap has room again: the next full heap is a new statement's doing
+            return shedding or self._settle_until > now
 
     def _shed(self, pressure: float) -> None:
         """Live data fills the heap: cancel the statement that has run longest with 53200 before the JVM thrashes
         (a wedged JVM takes every statement down; this takes one)."""
-        now = time.monotonic()
         with self._lock:
-            shedding = any(isinstance(r.failure, errors.OutOfMemory) for r in self._running.values())
-            if shedding or now - self._last_shed < SHED_COOLDOWN_SECONDS:
-                return  # one at a time: the last one shed frees its memory only when its tasks end
             candidates = [(r.started, t) for t, r in self._running.items() if r.reason is None and r.failure is None]
             if not candidates:
                 return
@@ -92,8 +104,7 @@ class HeapShedding:
                 f"Spark's heap was {pressure:.0%} full of live data; the statement that had run longest was "
                 "cancelled to keep Spark up"
             )
-            self._last_shed = now
-            self._collected_since_shed = False
+            self._shed_seen = True
             self._health = replace(self._health, memory_cancels=self._health.memory_cancels + 1)
         log.warning("Spark's heap is %.0f%% full after GC: cancelling %s with 53200", pressure * 100, tag)
         self._interrupt(tag, "canceling statement: out of memory")
