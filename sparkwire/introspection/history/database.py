@@ -35,6 +35,7 @@ from sparkwire.catalog.relations.mz_history import (
     SQL_TEXT_REDACTED,
 )
 from sparkwire.catalog.relations.relation import BuiltinRelation, Row, no_rows
+from sparkwire.engine.base import Column
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.errors import PgError
 from sparkwire.introspection.tables import arrow_rows, column_sqls, engine_type, quoted, table_sql
@@ -97,6 +98,7 @@ class HistoryDatabase:
     def __init__(self, engine: DuckDBEngine, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._con = engine.connect(counts_writes=False)  # live relations are never cached
+        self._newest_schema: pa.Schema | None = None
         quoted_path = str(path).replace("'", "''")
         self._con.command(f"ATTACH '{quoted_path}' AS {HISTORY_CATALOG} (ROW_GROUP_SIZE {ROW_GROUP_ROWS})")
         for table, rel in _TABLES.items():
@@ -136,6 +138,16 @@ class HistoryDatabase:
         rel: BuiltinRelation = _TABLES[table]
         data: pa.Table = arrow_rows(rel, cast(Sequence[Row], rows))
         self._con.insert_arrow(table, column_sqls(rel), data)
+
+    def newest(self, limit: int) -> tuple[list[Column], pa.Table]:
+        """The activity log's newest `limit` rows, newest first: what a reader's `SELECT * FROM
+        mz_recent_activity_log ORDER BY began_at DESC LIMIT limit` would get now (the view's own query, over the
+        table, so that the store's catch-up never runs on the writer's thread)."""
+        sql = f"SELECT {_names(ACTIVITY_COLUMNS)} FROM {_EXECUTIONS} ORDER BY began_at DESC LIMIT {int(limit)}"
+        if self._newest_schema is None:
+            self._newest_schema = self._con.describe_arrow(sql)[1]
+        columns, batches = self._con.query(sql)
+        return columns, pa.Table.from_batches(list(batches), schema=self._newest_schema)
 
     def expire(self, before: datetime.datetime) -> None:
         for table, column in ((_EXECUTIONS, "began_at"), (_SESSIONS, "connected_at")):

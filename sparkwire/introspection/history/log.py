@@ -14,7 +14,9 @@ Contract:
 - `settings()` returns the current `HistorySettings` (the system's max sample rate and retention, from ALTER
   SYSTEM, through the callable given at construction); sessions read it at each statement, so it must be cheap.
 - `flush()` writes everything queued now, on the caller's thread, and returns when it is durable; `close()` flushes
-  and stops the thread."""
+  and stops the thread.
+- `recent` (recent.py) holds the activity log's newest rows as the writer's connection reads them back after each
+  batch or expiry it committed (and at start); if that read fails it holds nothing and readers use the store."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.introspection.history.database import HistoryDatabase, HistoryRow
+from sparkwire.introspection.history.recent import CAPACITY, RecentActivity
 from sparkwire.introspection.history.records import Execution, SessionRecord, now
 from sparkwire.introspection.history.sqltext import keep
 
@@ -56,6 +59,7 @@ class HistoryLog:
         interval: float = 0.25,
     ) -> None:
         self._db = HistoryDatabase(engine, path)
+        self.recent = RecentActivity()
         self._settings = settings
         self._interval = interval
         self._sessions: deque[SessionRecord] = deque()
@@ -70,6 +74,7 @@ class HistoryLog:
         self.dropped = 0
         self.failed_batches = 0
         self.written = 0
+        self.read_back()
         self._thread = threading.Thread(target=self._run, name="history-writer", daemon=True)
         self._thread.start()
 
@@ -107,16 +112,33 @@ class HistoryLog:
 
     def flush(self) -> None:
         with self._write_lock:
+            changed = False
             try:
-                self._write_batch()
+                changed = self._write_batch()
                 if time.monotonic() >= self._next_expiry:
                     self._next_expiry = time.monotonic() + RETENTION_CHECK
                     self._db.expire(now() - self._settings().retention)
+                    changed = True
             except Exception:
+                changed = True  # part of it may have been committed
                 self.failed_batches += 1
                 log.exception("writing the statement history failed; this batch is dropped")
+            if changed:
+                self.read_back()
 
-    def _write_batch(self) -> None:
+    def read_back(self) -> None:
+        """The newest rows as committed now, for `recent` (one query on the writer's connection). The writer calls
+        it after each change; whoever writes the history's tables another way (a test) calls it afterwards."""
+        try:
+            columns, table = self._db.newest(CAPACITY + 1)
+        except Exception:
+            self.recent.clear()
+            log.exception("reading the newest statements back failed; the store answers for them")
+            return
+        self.recent.set(columns, table.slice(0, CAPACITY), table.num_rows <= CAPACITY)
+
+    def _write_batch(self) -> bool:
+        """Write what is queued; False when there was nothing to write."""
         sessions = [self._sessions.popleft().row() for _ in range(len(self._sessions))]
         done = [self._finished.popleft() for _ in range(len(self._finished))]
         with self._inflight_lock:
@@ -125,10 +147,11 @@ class HistoryLog:
         running_ids = frozenset(x.execution_id for x in inflight)
         running = [_row(x) for x in inflight] if running_ids != self._running_shown else None
         if not (sessions or executions or running is not None):
-            return
+            return False
         self._db.write(sessions, executions, running)
         self._running_shown = running_ids
         self.written += len(executions)
+        return bool(executions or running is not None)
 
     def close(self) -> None:
         self._stop = True
