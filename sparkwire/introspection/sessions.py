@@ -17,7 +17,10 @@ vectorized UDFs that read the sessions when a query runs: `SESSIONS_FUNCTION(0)`
 and `ACTIVITY_FUNCTION(0)` the list of pg_stat_activity rows (the static columns from `SessionInfo`, the live ones
 from the `LiveActivity` objects), each view one recursive `unnest` of that list — so every reader sees every session
 as it is at that moment (its own statement as `active`), and neither connecting nor the statements being observed
-pay for it. `pids()` maps live backend pids to their role ids (pg_cancel_backend's privilege check).
+pay for it. `pids()` maps live backend pids to their role ids (pg_cancel_backend's privilege check). `peek(tree)`
+(introspection/peeks.py) answers `SELECT <*, plain or aliased columns> FROM pg_catalog.pg_stat_activity` or
+`mz_internal.mz_sessions` (schema-qualified, no other clause) from the same rows without the store: the columns and
+Arrow types the store's view exports, read from it once at start.
 
 One function and one unnest per relation: pg_stat_activity was a UDF for the static columns, a second, per-row UDF
 for the live ones and a projection of every struct field, ~0.3–1 ms more CPU a query (issue 14).
@@ -27,14 +30,18 @@ from __future__ import annotations
 
 import datetime
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
+from sqlglot import exp
 
 from sparkwire.catalog.relations.mz import MZ_RELATIONS
 from sparkwire.catalog.relations.pg import BUILTIN_RELATIONS
+from sparkwire.engine.base import Column
 from sparkwire.engine.duckdb import DuckDBEngine
 from sparkwire.introspection.history.sqltext import secret_free
+from sparkwire.introspection.peeks import Answer, plain_select, select
 from sparkwire.introspection.tables import arrow_type, engine_type, quoted, table_sql
 
 QUERY_TEXT_BYTES = 1024
@@ -44,6 +51,7 @@ _PG_STAT_ACTIVITY_REL = next(rel for rel in BUILTIN_RELATIONS if rel.name == "pg
 _MZ_SESSIONS_REL = next(rel for rel in MZ_RELATIONS if rel.name == "mz_sessions")
 _MZ_SESSIONS = table_sql(_MZ_SESSIONS_REL)
 _PG_STAT_ACTIVITY = table_sql(_PG_STAT_ACTIVITY_REL)
+_Row = dict[str, object]
 _LIVE_COLUMNS = ("xact_start", "query_start", "state_change", "wait_event_type", "wait_event", "state", "query")
 
 
@@ -147,20 +155,30 @@ class SessionTable:
         for table, function in ((_MZ_SESSIONS, SESSIONS_FUNCTION), (_PG_STAT_ACTIVITY, ACTIVITY_FUNCTION)):
             self._con.command(f"DROP TABLE IF EXISTS {table}")  # the store's empty tables: views instead
             self._con.command(_rows_view(table, function))
+        self._peeked: dict[tuple[str, str], tuple[list[Column], pa.Schema, Callable[[], list[_Row]]]] = {}
+        for rel, table, rows in (
+            (_MZ_SESSIONS_REL, _MZ_SESSIONS, self._session_dicts),
+            (_PG_STAT_ACTIVITY_REL, _PG_STAT_ACTIVITY, self._activity_dicts),
+        ):
+            columns, schema = self._con.describe_arrow(f"SELECT * FROM {table}")
+            self._peeked[(rel.schema, rel.name)] = (columns, schema, rows)
+        self._names = {key: tuple(c.name for c in value[0]) for key, value in self._peeked.items()}
 
-    def _session_rows(self, calls: pa.Array) -> pa.Array:
-        rows = [
+    def _session_dicts(self) -> list[_Row]:
+        return [
             {"id": str(i.id), "connection_id": i.connection_id, "role_id": i.role_id, "client_ip": i.client_ip,
              "connected_at": i.connected_at}
             for i in list(self._sessions.values())
         ]
-        return pa.array([rows] * len(calls), self._sessions_type)
 
-    def _activity_rows(self, calls: pa.Array) -> pa.Array:
+    def _session_rows(self, calls: pa.Array) -> pa.Array:
+        return pa.array([self._session_dicts()] * len(calls), self._sessions_type)
+
+    def _activity_dicts(self) -> list[_Row]:
         """pg_stat_activity: the columns that do not change while a session lives, then its live ones (the rest
         NULL). A session that ends between the two lookups is left out."""
         live = self._live
-        rows = [
+        return [
             {"datid": i.database_oid, "datname": i.database, "pid": i.connection_id, "usesysid": i.role_oid,
              "usename": i.user, "application_name": i.application_name, "client_addr": i.client_ip,
              "client_port": i.client_port, "backend_start": i.connected_at, "backend_type": "client backend"}
@@ -168,7 +186,17 @@ class SessionTable:
             for i in list(self._sessions.values())
             if (activity := live.get(i.connection_id)) is not None
         ]
-        return pa.array([rows] * len(calls), self._activity_type)
+
+    def _activity_rows(self, calls: pa.Array) -> pa.Array:
+        return pa.array([self._activity_dicts()] * len(calls), self._activity_type)
+
+    def peek(self, tree: exp.Expr) -> Answer | None:
+        found = plain_select(tree, self._names)
+        if found is None:
+            return None
+        columns, arrow_schema, rows = self._peeked[found[0]]
+        named, table = select(pa.Table.from_pylist(rows(), schema=arrow_schema), columns, found[1])
+        return named, table.to_batches()
 
     def pids(self) -> dict[int, str]:
         return {pid: live.role_id for pid, live in list(self._live.items())}

@@ -53,6 +53,7 @@ from sparkwire.errors import (
 from sparkwire.pgtypes import EncodeOptions, copy_header, copy_trailer, encode_copy_rows, encode_data_rows
 from sparkwire.pgtypes.copy.binary import with_binary_header
 from sparkwire.pgtypes.rows import SMALL_BATCH
+from sparkwire.pgtypes.shared_rows import SHARED
 from sparkwire.server import backend as be
 from sparkwire.server.frontend import (
     AuthResponse,
@@ -282,13 +283,18 @@ class QueryProtocol:
         and kept alive by the memo, so identity means same rows) comes back with the same types, formats and
         options object: a constant result the session answers from memory, such as a pool's `SELECT 1` health
         check, whose encoding would otherwise cost as much as the rest of the round trip. One batch per connection
-        is kept."""
+        is kept. A batch many sessions send (pgtypes/shared_rows.py: cached answers, the activity log's newest rows)
+        is encoded once per way of encoding it for all of them."""
         memo = self._memo
         if memo is not None and memo[0] is batch and memo[1] == oids and memo[2] == formats and memo[3] is options:
             return memo[4]
+        shared = SHARED.encoded(batch, oids, formats, options)
+        if shared is not None:
+            return shared
         data = encode_data_rows(batch, oids, formats, options)
         if batch.num_rows < SMALL_BATCH:
             self._memo = (batch, oids, formats, options, data)
+        SHARED.keep(batch, oids, formats, options, data)
         return data
 
     def _copy_out(self, copy: CopyOut) -> Steps:

@@ -28,6 +28,7 @@ from sparkwire import errors as e
 from sparkwire.api import CommandComplete, Result, Rows, RowStream
 from sparkwire.introspection.history.log import HistoryLog, HistorySettings
 from sparkwire.introspection.history.records import Execution, ExecutionContext, SessionRecord
+from sparkwire.introspection.peeks import Peek
 from sparkwire.introspection.sessions import LiveActivity
 from sparkwire.planner.planning.plan import Plan
 from sparkwire.session.state import SessionState
@@ -42,6 +43,7 @@ class Workload:
     record: SessionRecord
     cluster_ids: Callable[[], dict[str, str]]  # cluster name → id in the catalog's current state
     signal: Callable[[str, int, bool], bool | None]  # (role id, pid, terminate): pg_cancel/terminate_backend
+    peeks: tuple[Peek, ...] = ()  # live relations answered from memory (introspection/peeks.py)
 
 
 def _statement_type(plan: Plan) -> str | None:

@@ -110,15 +110,15 @@ class Queries:
         shared = not s.tx.in_block and not s.tx.holds_snapshot and snapshot is None  # a snapshot's answers are not
         if shared:
             key = s.results.key(sql, params, life.engine_zone, s.schema.value)
-        arranged = s.recent_activity
-        if arranged is not None and shared and (tree is None or tree is plan.tree):
-            # the activity log's newest rows, held in memory by the history's writer (no row filter of RBAC's
-            # and no snapshot of the session's: its last commit is as good as the store's)
-            held = arranged.answer(plan.tree)
-            if held is not None:
-                s.strategy = "fast-path"
-                life.stop_timer()
-                return self.fields(plan, held[0]), RowSource(iter(held[1]), contextlib.nullcontext)
+        if shared and (tree is None or tree is plan.tree) and plan.tree is not None:
+            # live relations held in memory (the activity log's newest rows, the sessions): with no row filter of
+            # RBAC's and no snapshot of the session's, their answer is the store's (introspection/peeks.py)
+            for peek in s.peeks:
+                held = peek(plan.tree)
+                if held is not None:
+                    s.strategy = "fast-path"
+                    life.stop_timer()
+                    return self.fields(plan, held[0]), RowSource(iter(held[1]), contextlib.nullcontext)
         cached = s.results.get(key) if key is not None else None
         if cached is not None:
             life.stop_timer()

@@ -151,7 +151,8 @@ class PlannerService:
         )
         live = self._sessions.started(info)  # mz_internal.mz_sessions, pg_stat_activity
         record = SessionRecord(info.id, info.connected_at, startup.application_name, startup.user)
-        workload = Workload(self._history, live, record, self._cluster_ids, self.signal_backend)
+        peeks = (self._history.recent.answer, self._sessions.peek, self._feeds.spark_jobs.peek)
+        workload = Workload(self._history, live, record, self._cluster_ids, self.signal_backend, peeks)
         try:
             session = self._open_session(role.id, startup, notices, parameter_status, info, workload)
         except BaseException:

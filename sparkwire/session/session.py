@@ -97,7 +97,7 @@ class DuckSession:
             self._dispatch.subscriptions.session_id = workload.record.session_text  # mz_subscriptions.session_id
             self._s.portal_closed = lambda portal: self._activity.portal_closed(portal.execution)
             self._s.user.waiting = workload.live.waiting
-            self._s.recent_activity = workload.history.recent
+            self._s.peeks = workload.peeks
         if variables.get("welcome_message") == "on":  # Materialize's greeting, before the first ReadyForQuery
             greeting = welcome_message(
                 variables.get("mz_version"),

@@ -21,7 +21,7 @@ from sparkwire import errors as e
 from sparkwire.api import NoticeSink
 from sparkwire.catalog import CatalogState
 from sparkwire.engine.duckdb import DuckDBConnection
-from sparkwire.introspection.history.recent import RecentActivity
+from sparkwire.introspection.peeks import Peek
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.resolve import BUILTIN_SCHEMAS, Names
 from sparkwire.planner.execute.data import DataPlane
@@ -77,7 +77,7 @@ class SessionState:
         # workload introspection (activity.py): how the current statement runs, and hooks the session sets
         self.strategy: str | None = None
         self.portal_closed: Callable[[Portal], None] = _nothing
-        self.recent_activity: RecentActivity | None = None  # the activity log's newest rows (history/recent.py)
+        self.peeks: tuple[Peek, ...] = ()  # live relations answered from memory (introspection/peeks.py)
 
     @property
     def ctx(self) -> SessionContext:

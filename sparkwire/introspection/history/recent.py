@@ -22,7 +22,7 @@ placement does not change the order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 from sqlglot import exp
@@ -34,18 +34,19 @@ from sparkwire.catalog.relations.mz_history import (
     REDACTED_COLUMNS,
 )
 from sparkwire.engine.base import Column
+from sparkwire.introspection.peeks import Answer, column_of, extra, projection, relation_of, select
+from sparkwire.pgtypes.shared_rows import SHARED
 
 CAPACITY = 500
 """Rows held: more than a console page (100) or a psql screen, few enough that the writer's query stays cheap."""
 
-_SCHEMA = "mz_internal"
 _RELATIONS = {
-    ACTIVITY_LOG: tuple(name for name, _ in ACTIVITY_COLUMNS),
-    ACTIVITY_LOG_REDACTED: tuple(name for name, _ in REDACTED_COLUMNS),
+    ("mz_internal", ACTIVITY_LOG): tuple(name for name, _ in ACTIVITY_COLUMNS),
+    ("mz_internal", ACTIVITY_LOG_REDACTED): tuple(name for name, _ in REDACTED_COLUMNS),
 }
-_SELECT_ARGS = frozenset({"expressions", "from_", "order", "limit", "offset"})
-_TABLE_ARGS = frozenset({"this", "db", "catalog", "alias"})
+_CLAUSES = frozenset({"order", "limit", "offset"})
 _ORDER_COLUMN = "began_at"
+_ANSWERS_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +54,13 @@ class _Held:
     columns: tuple[Column, ...]  # the activity log's, as DuckDB types them
     table: pa.Table  # newest first
     complete: bool  # the table holds every row of the log
+    # answers given from this table, by slice and output: the same batch objects again, encoded once for every
+    # session that sends them (pgtypes/shared_rows.py); a handful of shapes are polled, so it stays small
+    answers: dict[tuple[int, int, tuple[tuple[str, str], ...]], Answer] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class _TopN:
-    relation: str
     output: tuple[tuple[str, str], ...]  # (column, output name)
     limit: int | None
     offset: int
@@ -75,34 +78,27 @@ class RecentActivity:
         """Nothing is held (the writer could not read the log back): every statement takes the store's path."""
         self._held = None
 
-    def answer(self, tree: exp.Expr | None) -> tuple[list[Column], list[pa.RecordBatch]] | None:
+    def answer(self, tree: exp.Expr) -> Answer | None:
         held = self._held
-        shape = _top_n(tree) if held is not None and tree is not None else None
+        shape = _top_n(tree) if held is not None else None
         if held is None or shape is None:
             return None
         rows = held.table.num_rows
         end = None if shape.limit is None else shape.offset + shape.limit
         if not held.complete and (end is None or end > rows):
             return None  # the log holds more rows than are kept here: the store answers
-        index = {column.name: i for i, column in enumerate(held.columns)}
-        picked = [index[name] for name, _ in shape.output]
         start = min(shape.offset, rows)
-        table = held.table.slice(start, (rows if end is None else min(end, rows)) - start)
-        table = table.select(picked).rename_columns([out for _, out in shape.output])
-        columns = [Column(out, held.columns[i].engine_type) for i, (_, out) in zip(picked, shape.output, strict=True)]
-        return columns, table.to_batches()
-
-
-def _name(node: exp.Expr | None) -> str | None:
-    """An identifier as PostgreSQL folds it (unquoted: lower case)."""
-    if not isinstance(node, exp.Identifier):
-        return None
-    text = str(node.this)
-    return text if node.quoted else text.lower()
-
-
-def _extra(node: exp.Expr, allowed: frozenset[str]) -> bool:
-    return any(value not in (None, [], False) for key, value in node.args.items() if key not in allowed)
+        stop = rows if end is None else min(end, rows)
+        key = (start, stop, shape.output)
+        answer = held.answers.get(key)
+        if answer is None:
+            columns, table = select(held.table.slice(start, stop - start), list(held.columns), shape.output)
+            answer = columns, table.combine_chunks().to_batches()
+            if len(held.answers) < _ANSWERS_KEPT:
+                held.answers[key] = answer
+        for batch in answer[1]:
+            SHARED.mark(batch)
+        return list(answer[0]), answer[1]
 
 
 def _int(node: exp.Expr | None) -> int | None:
@@ -113,22 +109,11 @@ def _int(node: exp.Expr | None) -> int | None:
 
 
 def _top_n(tree: exp.Expr) -> _TopN | None:
-    if not isinstance(tree, exp.Select) or _extra(tree, _SELECT_ARGS) or tree.args.get("order") is None:
+    found = relation_of(tree, _RELATIONS, _CLAUSES)
+    if found is None or tree.args.get("order") is None:
         return None
-    from_ = tree.args.get("from_")
-    table = from_.this if isinstance(from_, exp.From) else None
-    if not isinstance(table, exp.Table) or _extra(table, _TABLE_ARGS) or not isinstance(table.this, exp.Identifier):
-        return None
-    relation, schema = _name(table.this), _name(table.args.get("db"))
-    catalog = table.args.get("catalog")
-    if schema != _SCHEMA or relation not in _RELATIONS or (catalog is not None and _name(catalog) != "materialize"):
-        return None
-    alias = table.args.get("alias")
-    if alias is not None and (alias.columns or not isinstance(alias.this, exp.Identifier)):
-        return None
-    qualifier = _name(alias.this) if alias is not None else relation
-    names = _RELATIONS[relation]
-    output = _projection(tree.expressions, names, qualifier)
+    schema, relation, qualifier = found
+    output = projection(tree.expressions, _RELATIONS[(schema, relation)], qualifier)
     if output is None or not _newest_first(tree.args["order"], qualifier):
         return None
     limit_node, offset_node = tree.args.get("limit"), tree.args.get("offset")
@@ -136,48 +121,15 @@ def _top_n(tree: exp.Expr) -> _TopN | None:
     offset = _int(offset_node) if offset_node is not None else 0
     if (limit_node is not None and limit is None) or offset is None:
         return None
-    return _TopN(relation, output, limit, offset)
-
-
-def _column(node: exp.Expr, names: tuple[str, ...], qualifier: str | None) -> str | None:
-    if not isinstance(node, exp.Column) or _extra(node, frozenset({"this", "table"})):
-        return None
-    table = node.args.get("table")
-    if table is not None and _name(table) != qualifier:
-        return None
-    name = _name(node.this)
-    return name if name in names else None
-
-
-def _projection(
-    items: list[exp.Expr], names: tuple[str, ...], qualifier: str | None
-) -> tuple[tuple[str, str], ...] | None:
-    output: list[tuple[str, str]] = []
-    for item in items:
-        if isinstance(item, exp.Star) and not _extra(item, frozenset()):
-            output.extend((name, name) for name in names)
-        elif isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
-            if _extra(item, frozenset({"this", "table"})) or _name(item.args.get("table")) != qualifier:
-                return None
-            output.extend((name, name) for name in names)
-        elif isinstance(item, exp.Alias) and (alias := _name(item.args.get("alias"))) is not None:
-            column = _column(item.this, names, qualifier)
-            if column is None:
-                return None
-            output.append((column, alias))
-        elif (column := _column(item, names, qualifier)) is not None:
-            output.append((column, column))
-        else:
-            return None
-    return tuple(output) or None
+    return _TopN(output, limit, offset)
 
 
 def _newest_first(order: exp.Expr, qualifier: str | None) -> bool:
-    if not isinstance(order, exp.Order) or _extra(order, frozenset({"expressions"})) or len(order.expressions) != 1:
+    if not isinstance(order, exp.Order) or extra(order, frozenset({"expressions"})) or len(order.expressions) != 1:
         return False
     ordered = order.expressions[0]
     if not isinstance(ordered, exp.Ordered) or not ordered.args.get("desc"):
         return False
-    if _extra(ordered, frozenset({"this", "desc", "nulls_first"})):
+    if extra(ordered, frozenset({"this", "desc", "nulls_first"})):
         return False
-    return _column(ordered.this, (_ORDER_COLUMN,), qualifier) == _ORDER_COLUMN
+    return column_of(ordered.this, (_ORDER_COLUMN,), qualifier) == _ORDER_COLUMN

@@ -14,6 +14,10 @@ here) leaves that source's rows as they are. A failure is logged and the next po
 into a statement, and the feed holds no lock a statement takes (its own lock guards its bookkeeping against
 `progress`). `close()` stops the thread and closes the connection.
 
+`peek(tree)` (introspection/peeks.py) answers `SELECT <*, plain or aliased columns> FROM mz_internal.mz_spark_jobs`
+or `mz_spark_stages` (schema-qualified, no other clause) from the rows the last poll committed, held as Arrow
+tables in the store's export types (rebuilt after each commit, on the feed's thread), without the store.
+
 `progress(statement)` is what a statement's jobs have done so far (`Progress`), from the last poll, for the
 progress notices: the jobs tagged `statement` or whose execution id is `statement`; None before any was seen.
 
@@ -36,12 +40,18 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+import pyarrow as pa
+from sqlglot import exp
+
+from sparkwire.engine.base import Column
 from sparkwire.engine.duckdb import DuckDBConnection, DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_status import Job, Known, SparkStatus, Stage
 from sparkwire.engine.spark_status_rest import RestStatusReader
+from sparkwire.introspection.peeks import Answer, plain_select, select
 from sparkwire.introspection.tables import column_sqls, table_sql
 from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES, Values, arrow_of, relation
+from sparkwire.pgtypes.shared_rows import SHARED
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +68,8 @@ StageKey = tuple[int, int]
 JobRowKey = tuple[str, int]  # (application_id, job_id)
 StageRowKey = tuple[str, int, int]  # (application_id, stage_id, attempt_id)
 MAIN = ""  # the main engine's source key (an application's is its replica's pool)
+# the committed rows of each relation as Arrow tables, and the answers given from them (by relation and output)
+_Held = tuple[dict[tuple[str, str], pa.Table], dict[tuple[str, str, tuple[tuple[str, str], ...]], Answer]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,6 +234,11 @@ class SparkJobsFeed:
         self._written_jobs: dict[JobRowKey, Values] = {}
         self._written_stages: dict[StageRowKey, Values] = {}
         self._last_error: str | None = None
+        self._exported: dict[tuple[str, str], tuple[list[Column], pa.Schema]] = {}
+        for rel in (_JOBS_REL, _STAGES_REL):
+            self._exported[(rel.schema, rel.name)] = self._con.describe_arrow(f"SELECT * FROM {table_sql(rel)}")
+        self._names = {key: tuple(c.name for c in columns) for key, (columns, _) in self._exported.items()}
+        self._held: _Held = self._tables()
 
     # ---- the thread ---------------------------------------------------------------------------------------
 
@@ -341,6 +358,31 @@ class SparkJobsFeed:
             self._written_stages.pop(stage_key, None)
         self._written_jobs.update(jobs)
         self._written_stages.update(stages)
+        self._held = self._tables()
+
+    def _tables(self) -> _Held:
+        """The rows as committed, as the store exports them (and no answer given from them yet)."""
+        tables = {}
+        for rel, rows in ((_JOBS_REL, self._written_jobs), (_STAGES_REL, self._written_stages)):
+            key = (rel.schema, rel.name)
+            tables[key] = arrow_of(rel, list(rows.values())).cast(self._exported[key][1])
+        return tables, {}
+
+    def peek(self, tree: exp.Expr) -> Answer | None:
+        found = plain_select(tree, self._names)
+        if found is None:
+            return None
+        (schema, relation), output = found
+        tables, answers = self._held
+        answer = answers.get((schema, relation, output))
+        if answer is None:
+            columns, table = select(tables[(schema, relation)], self._exported[(schema, relation)][0], output)
+            answer = columns, table.combine_chunks().to_batches()
+            if len(answers) < 32:  # the same batches again: encoded once for every session (pgtypes/shared_rows.py)
+                answers[(schema, relation, output)] = answer
+        for batch in answer[1]:
+            SHARED.mark(batch)
+        return list(answer[0]), answer[1]
 
     # ---- progress -----------------------------------------------------------------------------------------
 

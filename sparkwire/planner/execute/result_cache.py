@@ -16,7 +16,8 @@ store or the catalog commits. Contract:
   DuckDB's non-deterministic and time functions, and the session functions current_setting, set_config and
   pg_sleep, which read or change session state or sleep). The check is by word, so a string literal that
   contains such a word only costs the cache.
-- `get(key)` → (columns, batches) or None; `recording(key, columns, batches)` passes the batches through and
+- `get(key)` → (columns, batches) or None (the batches are marked shared: encoded once for every session that
+  sends them, pgtypes/shared_rows.py); `recording(key, columns, batches)` passes the batches through and
   stores them once they are all read, unless there are more than `max_rows` rows (a big answer is streamed, not
   kept) — a cancelled or failed query is not stored.
 """
@@ -32,6 +33,7 @@ import pyarrow as pa
 from cachetools import LRUCache
 
 from sparkwire.engine.base import Column
+from sparkwire.pgtypes.shared_rows import SHARED
 
 Entry = tuple[list[Column], list[pa.RecordBatch]]
 _WORD = re.compile(r"[a-z_][a-z0-9_]*")
@@ -103,7 +105,10 @@ class ResultCache:
             found = self._entries.get(key)
             if found is not None:
                 self.hits += 1
-            return found
+        if found is not None:
+            for batch in found[1]:
+                SHARED.mark(batch)  # many sessions send it: encoded once per way (pgtypes/shared_rows.py)
+        return found
 
     def put(self, key: Hashable, columns: list[Column], batches: list[pa.RecordBatch]) -> None:
         entry = (columns, batches)

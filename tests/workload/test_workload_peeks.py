@@ -1,13 +1,16 @@
-"""The activity log's newest rows are answered from memory (introspection/history/recent.py) exactly as the store
-answers them: same rows, names, types and text, in text and binary format and in another TimeZone; as `fast-path`
-in the log; with statements still in flight; and the shapes it does not hold (a row filter, more rows than it
-keeps, other clauses) still answer from the store. The store's answer is read in a transaction block (which never
-takes the fast path) from a session whose own statements are not logged, between two reads that agree."""
+"""Live relations answered from memory (introspection/peeks.py) exactly as the store answers them: the activity
+log's newest rows (introspection/history/recent.py), pg_stat_activity and mz_sessions, mz_spark_jobs and
+mz_spark_stages — same rows, names, types and text, in text and binary format (and for the log in another
+TimeZone); as `fast-path` in the log; with statements still in flight; and the shapes they do not hold (a row
+filter, more rows than kept, other clauses, an unqualified name) still answer from the store. The store's answer is
+read in a transaction block (which never takes a peek) from a session whose own statements are not logged, between
+two reads that agree."""
 
 from __future__ import annotations
 
 import threading
 import uuid
+from collections.abc import Callable
 
 import psycopg
 import pytest
@@ -17,6 +20,7 @@ from tests.support.clients import as_role
 from tests.workload.conftest import poll
 
 _LOG = "mz_internal.mz_recent_activity_log"
+Row = tuple[object, ...]
 SHAPES = (
     f"SELECT * FROM {_LOG} ORDER BY began_at DESC LIMIT 100",
     f"SELECT execution_id AS id, sql, l.began_at, finished_status FROM {_LOG} l "
@@ -38,13 +42,18 @@ def _fill(dsn: str, marker: str, statements: int) -> None:
             other.execute(f"SELECT {i} AS {marker}, now(), 'x'::bytea, ARRAY[1.5, 2]").fetchall()
 
 
-def _answers(conn: psycopg.Connection[tuple[object, ...]], sql: str, binary: bool) -> tuple[object, object, object]:
-    """(store's answer, fast path's answer, store's again): the store's inside a transaction block."""
+def _answers(
+    conn: psycopg.Connection[tuple[object, ...]], sql: str, binary: bool, keep: Callable[[Row], bool] = bool
+) -> tuple[object, object, object]:
+    """(store's answer, fast path's answer, store's again): the store's inside a transaction block; the rows that
+    `keep` keeps, sorted unless the statement orders them."""
 
     def read(block: bool) -> tuple[object, object]:
         with conn.transaction() if block else _no_block():
             cur = conn.cursor(binary=binary)
-            rows = cur.execute(sql).fetchall()
+            rows = [row for row in cur.execute(sql).fetchall() if keep(row)]
+            if "ORDER BY" not in sql:
+                rows.sort(key=repr)
             return [(d.name, d.type_code) for d in cur.description or ()], rows
 
     return read(True), read(False), read(True)
@@ -68,12 +77,7 @@ def test_newest_rows_answer_as_the_store_does(sw: psycopg.Connection[tuple[objec
         for zone in ("UTC", "Asia/Kolkata"):
             quiet.execute(f"SET TimeZone = '{zone}'")
             for sql in SHAPES:
-                for _ in range(10):  # compare only across a quiet moment (another test's session may log)
-                    before, fast, after = _answers(quiet, sql, binary)
-                    if before == after:
-                        break
-                assert before == after, sql
-                assert fast == before, (zone, sql)
+                _same(quiet, sql, binary, bool)
 
 
 def test_the_newest_rows_are_a_fast_path_peek(sw: psycopg.Connection[tuple[object, ...]]) -> None:
@@ -82,20 +86,24 @@ def test_the_newest_rows_are_a_fast_path_peek(sw: psycopg.Connection[tuple[objec
         other.execute(f"SELECT sql AS {marker}_top FROM {_LOG} ORDER BY began_at DESC LIMIT 3").fetchall()
         other.execute(f"SELECT sql AS {marker}_all FROM {_LOG} ORDER BY began_at DESC").fetchall()
         other.execute(f"SELECT sql AS {marker}_filtered FROM {_LOG} WHERE true ORDER BY began_at DESC LIMIT 3")
+        other.execute(f"SELECT query AS {marker}_psa FROM pg_catalog.pg_stat_activity").fetchall()
+        other.execute(f"SELECT query AS {marker}_unqualified FROM pg_stat_activity").fetchall()
         other.execute("BEGIN")
         other.execute(f"SELECT sql AS {marker}_block FROM {_LOG} ORDER BY began_at DESC LIMIT 3").fetchall()
         other.execute("COMMIT")
     rows = poll(
         sw,
         f"SELECT split_part(sql, ' ', 4), execution_strategy FROM {_LOG} WHERE sql LIKE %s ORDER BY began_at",
-        (f"SELECT sql AS {marker}%",),
-        until=lambda r: len(r) == 4,
+        (f"SELECT % AS {marker}%",),
+        until=lambda r: len(r) == 6,
     )
-    assert len(rows) == 4 and rows[0] == (f"{marker}_top", "fast-path"), rows
+    assert len(rows) == 6 and rows[0] == (f"{marker}_top", "fast-path"), rows
     # without LIMIT: from memory only while the whole log fits there
     assert rows[1][0] == f"{marker}_all" and rows[1][1] in ("fast-path", "introspection")
     assert rows[2:] == [
         (f"{marker}_filtered", "introspection"),
+        (f"{marker}_psa", "fast-path"),
+        (f"{marker}_unqualified", "introspection"),  # it could name a relation of the user's
         (f"{marker}_block", "introspection"),  # a transaction block reads its own snapshot
     ], rows
 
@@ -136,3 +144,58 @@ def test_a_role_that_reads_its_own_statements_gets_only_those(
         )
     assert {user for user, _ in rows} == {role}
     assert "fast-path" not in {strategy for _, strategy in rows}  # a row filter: the store answers
+
+
+def _same(conn: psycopg.Connection[tuple[object, ...]], sql: str, binary: bool, keep: Callable[[Row], bool]) -> None:
+    for _ in range(20):  # compare only across a quiet moment (a feed's poll, another test's session)
+        before, fast, after = _answers(conn, sql, binary, keep)
+        if before == after:
+            break
+    assert before == after, sql
+    assert fast == before, sql
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_sessions_answer_as_the_store_does(sw: psycopg.Connection[tuple[object, ...]], binary: bool) -> None:
+    with (
+        psycopg.connect(sw.info.dsn, autocommit=True, application_name="idle one") as one,
+        psycopg.connect(sw.info.dsn, autocommit=True, application_name="idle two") as two,
+        psycopg.connect(sw.info.dsn, autocommit=True) as quiet,
+    ):
+        one.execute("SELECT 1").fetchall()
+        two.execute("BEGIN")
+        two.execute("SELECT 2").fetchall()  # idle in transaction
+        quiet.execute("SET statement_logging_sample_rate = 0")
+        me = quiet.info.backend_pid
+        def not_mine(i: int) -> Callable[[Row], bool]:
+            return lambda row: row[i] != me  # its own row changes as it reads
+
+        for sql, pid_column in (
+            ("SELECT * FROM pg_catalog.pg_stat_activity", 2),
+            ("SELECT pid AS p, a.state, query, a.application_name FROM pg_catalog.pg_stat_activity a", 0),
+            ("SELECT * FROM mz_internal.mz_sessions", 1),
+            ("SELECT * FROM pg_stat_activity", 2),  # unqualified: the store's path
+        ):
+            _same(quiet, sql, binary, not_mine(pid_column))
+        names = {r[0] for r in quiet.execute("SELECT application_name FROM pg_catalog.pg_stat_activity").fetchall()}
+        assert {"idle one", "idle two"} <= names
+        two.execute("COMMIT")
+
+
+def test_spark_jobs_answer_as_the_store_does(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    marker = "m" + uuid.uuid4().hex[:12]
+    sw.execute(f"CREATE TABLE {marker} (a int)")
+    sw.execute(f"INSERT INTO {marker} SELECT generate_series(1, 50)")
+    sw.execute(f"SELECT count(*) FROM {marker} x, {marker} y WHERE x.a < y.a").fetchall()
+    with psycopg.connect(sw.info.dsn, autocommit=True) as quiet:
+        quiet.execute("SET statement_logging_sample_rate = 0")
+        done = "SELECT count(*) FROM mz_internal.mz_spark_jobs WHERE status = 'succeeded'"
+        poll(quiet, done, until=lambda r: bool(r[0][0]))
+        for sql in (
+            "SELECT * FROM mz_internal.mz_spark_jobs",
+            "SELECT * FROM mz_internal.mz_spark_stages",
+            "SELECT job_id AS j, s.status, s.num_tasks FROM mz_internal.mz_spark_jobs s",
+        ):
+            for binary in (False, True):
+                _same(quiet, sql, binary, bool)
+    sw.execute(f"DROP TABLE {marker}")
