@@ -11,7 +11,8 @@ follow Materialize (mz_sessions: a random uuid `id`, `connection_id` = the backe
 Live state: `started` returns the session's `LiveActivity`, which the session updates in memory as statements
 begin and end: state (`active` / `idle` / `idle in transaction` / `idle in transaction (aborted)`), query (the
 running or last statement, cut at `QUERY_TEXT_BYTES` as PostgreSQL's track_activity_query_size), query_start,
-state_change, xact_start, wait_event_type / wait_event (while the statement waits on Spark). Those updates are a
+state_change, xact_start, wait_event_type / wait_event (while the statement waits on Spark; `Client` /
+`ClientRead` while the session waits for its client, as PostgreSQL shows an idle one). Those updates are a
 few attribute writes; nothing is written to the store for them. mz_sessions and pg_stat_activity are views over
 vectorized UDFs that read the sessions when a query runs: `SESSIONS_FUNCTION(0)` returns the list of mz_sessions rows
 and `ACTIVITY_FUNCTION(0)` the list of pg_stat_activity rows (the static columns from `SessionInfo`, the live ones
@@ -116,12 +117,13 @@ class LiveActivity:
         self.wait_event_type, self.wait_event = event_type, event
 
     def values(self) -> dict[str, object]:
+        idle = self.state != "active"  # waiting for the client's next message, as PostgreSQL says it
         return {
             "xact_start": self.xact_start,
             "query_start": self.query_start,
             "state_change": self.state_change,
-            "wait_event_type": self.wait_event_type,
-            "wait_event": self.wait_event,
+            "wait_event_type": "Client" if idle else self.wait_event_type,
+            "wait_event": "ClientRead" if idle else self.wait_event,
             "state": self.state,
             "query": self.query,
         }

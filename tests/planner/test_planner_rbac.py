@@ -468,7 +468,8 @@ def matrix_roles(catalog: Catalog) -> dict[str, str]:
 
 
 def expected_access(schema: str, name: str, sensitivity: str, role: str) -> str:
-    """What issue 5 item 7 and the sensitivities say: 'all' rows, 'own' rows (row-filtered) or 'denied'."""
+    """What issue 5 item 7 and the sensitivities say: 'all' rows, 'own' rows (row-filtered, or other roles' rows
+    masked) or 'denied'."""
     if role in ("su", "materialize", "mz_system"):
         return "all"
     monitor = role == "monitor"
@@ -485,6 +486,8 @@ def expected_access(schema: str, name: str, sensitivity: str, role: str) -> str:
         return "all" if redacted_reader else "own"
     if name in ("mz_sql_text", "mz_spark_jobs", "mz_spark_stages"):
         return "all" if monitor else "denied"
+    if name == "pg_stat_activity":  # other roles' sessions masked, as PostgreSQL masks them (stat_activity.py)
+        return "all" if monitor else "own"
     if name == "mz_sql_text_redacted":
         return "all" if redacted_reader else "denied"
     return {"public": "all", "superuser_and_support": "all" if support else "denied", "superuser": "denied"}[

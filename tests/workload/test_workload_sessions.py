@@ -1,9 +1,10 @@
-"""pg_stat_activity and mz_active_peeks while statements run, and pg_cancel_backend / pg_terminate_backend with
-PostgreSQL's privilege rules, through psycopg."""
+"""pg_stat_activity and mz_active_peeks while statements run, what a role sees of other roles' sessions, and
+pg_cancel_backend / pg_terminate_backend with PostgreSQL's privilege rules, through psycopg (and PostgreSQL 15)."""
 
 from __future__ import annotations
 
 import threading
+import uuid
 
 import psycopg
 import pytest
@@ -162,3 +163,79 @@ def test_a_statement_is_in_the_log_once_in_flight_and_once_finished(sw: Conn) ->
     assert outcome == [None]
     finished = poll(sw, rows_of, until=lambda r: r == [(False, "success", False)])
     assert finished == [(False, "success", False)]
+
+
+_SEEN = (
+    "SELECT usename, application_name, datname IS NULL, usesysid IS NULL, backend_start IS NULL, "
+    "query_start IS NULL, state_change IS NULL, xact_start, wait_event, state, query, backend_type "
+    "FROM pg_stat_activity WHERE usename = '{}'"
+)
+
+
+def test_other_roles_sessions_are_masked_as_postgresql_masks_them(sw: Conn, pg: Conn) -> None:
+    """A role sees its own sessions and those of roles it is a member of in full; of the others only who and where
+    (query `<insufficient privilege>`, the rest NULL); a reader of all statistics (PostgreSQL's pg_read_all_stats,
+    sparkwire's mz_monitor) sees everything. The same statements against PostgreSQL 15 and sparkwire."""
+    name = "m" + uuid.uuid4().hex[:10]
+    viewer, other = f"{name}_viewer", f"{name}_other"
+    answers = []
+    for conn, reader in ((pg, "pg_read_all_stats"), (sw, "mz_monitor")):
+        conn.execute(f"CREATE ROLE {viewer} LOGIN")
+        conn.execute(f"CREATE ROLE {other} LOGIN")
+        try:
+            with (
+                psycopg.connect(conn.info.dsn, user=other, autocommit=True, application_name="theirs") as theirs,
+                psycopg.connect(conn.info.dsn, user=viewer, autocommit=True) as mine,
+            ):
+                theirs.execute("SELECT 1").fetchall()
+                seen = [mine.execute(_SEEN.format(other)).fetchall()]
+                own = mine.execute(f"SELECT state, query FROM pg_stat_activity WHERE pid = {mine.info.backend_pid}")
+                seen.append([(state, str(query).split(" WHERE")[0]) for state, query in own.fetchall()])
+                conn.execute(f"GRANT {reader} TO {viewer}")
+                seen.append(mine.execute(_SEEN.format(other)).fetchall())
+                conn.execute(f"REVOKE {reader} FROM {viewer}")
+                conn.execute(f"GRANT {other} TO {viewer}")
+                seen.append(mine.execute(_SEEN.format(other)).fetchall())
+                conn.execute(f"REVOKE {other} FROM {viewer}")
+            answers.append(seen)
+        finally:
+            conn.execute(f"DROP ROLE {viewer}")
+            conn.execute(f"DROP ROLE {other}")
+    masked = [(other, "theirs", False, False, True, True, True, None, None, None, "<insufficient privilege>", None)]
+    shown = [
+        (other, "theirs", False, False, False, False, False, None, "ClientRead", "idle", "SELECT 1", "client backend")
+    ]
+    assert answers[1] == answers[0]
+    assert answers[1][0] == masked and answers[1][2] == answers[1][3] == shown
+    assert answers[1][1] == [("active", "SELECT state, query FROM pg_stat_activity")]  # its own session
+
+
+def test_the_mask_holds_on_every_read_path(sw: Conn, role: str) -> None:
+    sw.execute("SELECT 'secret' AS s").fetchall()
+    pid = sw.info.backend_pid
+    hidden = "<insufficient privilege>"
+    name = "v_" + uuid.uuid4().hex[:8]
+    sw.execute(f"CREATE VIEW {name}_admin AS SELECT pid, query FROM pg_catalog.pg_stat_activity")
+    sw.execute(f"GRANT SELECT ON {name}_admin TO {role}")
+    sw.execute(f"GRANT CREATE ON SCHEMA public TO {role}")
+    try:
+        with psycopg.connect(as_role(sw.info.dsn, role), autocommit=True) as mine:
+            for sql in (
+                f"SELECT query FROM pg_stat_activity WHERE pid = {pid}",
+                f"SELECT a.query FROM pg_catalog.pg_stat_activity a JOIN mz_internal.mz_sessions s "
+                f"ON s.connection_id = a.pid WHERE a.pid = {pid}",
+                f"WITH a AS (SELECT * FROM pg_stat_activity) SELECT query FROM a WHERE pid = {pid}",
+                f"SELECT (SELECT query FROM pg_stat_activity WHERE pid = {pid})",
+                f"SELECT query FROM (SELECT * FROM pg_stat_activity) AS t WHERE pid = {pid}",
+            ):
+                assert mine.execute(sql).fetchall() == [(hidden,)], sql
+            with mine.cursor().copy(f"COPY (SELECT query FROM pg_stat_activity WHERE pid = {pid}) TO STDOUT") as copy:
+                assert b"".join(bytes(chunk) for chunk in copy) == hidden.encode() + b"\n"
+            mine.execute(f"CREATE VIEW {name}_mine AS SELECT pid, query FROM pg_catalog.pg_stat_activity")
+            for view in (f"{name}_mine", f"{name}_admin"):  # the mask rewrites statements, not views' bodies
+                with pytest.raises(psycopg.errors.InsufficientPrivilege, match=r"pg_catalog\.pg_stat_activity"):
+                    mine.execute(f"SELECT query FROM {view} WHERE pid = {pid}")
+            mine.execute(f"DROP VIEW {name}_mine")
+    finally:
+        sw.execute(f"DROP VIEW {name}_admin")
+        sw.execute(f"REVOKE CREATE ON SCHEMA public FROM {role}")

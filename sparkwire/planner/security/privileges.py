@@ -74,6 +74,8 @@ from sparkwire.planner.bind.resolve import (
     resolve_table,
 )
 from sparkwire.planner.grammar import ddl as ddl_grammar
+from sparkwire.planner.security.stat_activity import RELATION as STAT_ACTIVITY
+from sparkwire.planner.security.stat_activity import mask_stat_activity, needs_mask
 from sparkwire.planner.translate.duckdb import parse
 
 MZ_SUPPORT_ROLE_ID = "s2"
@@ -257,8 +259,9 @@ def _view_builtins(create_sql: str) -> tuple[tuple[str, str], ...]:
 class _ReadCheck:
     """One statement's read check; `seen` avoids checking a (object, role) pair twice."""
 
-    def __init__(self, state: CatalogState) -> None:
+    def __init__(self, state: CatalogState, reader: str) -> None:
         self.state = state
+        self.reader = reader  # the role that runs the statement
         self.seen: set[tuple[str, str]] = set()
 
     def item(self, item: Item, role_id: str) -> None:
@@ -277,6 +280,10 @@ class _ReadCheck:
                 self.item(found, view.owner_id)
         for key in _view_builtins(view.create_sql):
             self.builtin(key, view.owner_id, allow_row_filter=False)
+            if key == STAT_ACTIVITY and (
+                needs_mask(self.state, self.reader, _MONITORS) or needs_mask(self.state, view.owner_id, _MONITORS)
+            ):  # the mask rewrites the statement, not a view's body: through a view, only with full access
+                raise permission_denied("TABLE", f"{key[0]}.{key[1]}")
 
     def builtin(self, key: tuple[str, str], role_id: str, *, allow_row_filter: bool) -> bool:
         """Raise unless `role_id` may read the builtin relation; True when its rows must be filtered."""
@@ -297,8 +304,9 @@ def check_read(tree: exp.Expression, state: CatalogState, names: Names, role_id:
 def _check_reads(
     tree: exp.Expression, state: CatalogState, names: Names, role_id: str, skip: exp.Table | None
 ) -> exp.Expression:
-    check = _ReadCheck(state)
+    check = _ReadCheck(state, role_id)
     filtered: dict[int, tuple[str, str]] = {}
+    masked = False
     tables = list(tree.find_all(exp.Table))
     position = {id(node): n for n, node in enumerate(tables)}
     for node, item in relation_references(tree, state, names):
@@ -308,11 +316,27 @@ def _check_reads(
             check.item(item, role_id)
             continue
         key = builtin_relation_name(node)
+        masked = masked or key == STAT_ACTIVITY
         if key is not None and check.builtin(key, role_id, allow_row_filter=True):
             filtered[position[id(node)]] = key
-    if not filtered:
-        return tree
-    return _filter_rows(tree, filtered, lambda key: _row_condition(key, state, role_id))
+    if filtered:
+        tree = _filter_rows(tree, filtered, lambda key: _row_condition(key, state, role_id))
+    if masked and needs_mask(state, role_id, _MONITORS):
+        tree = _mask_sessions(tree, state, names, role_id)
+    return tree
+
+
+def _mask_sessions(tree: exp.Expression, state: CatalogState, names: Names, role_id: str) -> exp.Expression:
+    """pg_stat_activity as the role may see it (stat_activity.py): other roles' sessions masked."""
+    tables = list(tree.find_all(exp.Table))
+    position = {id(node): n for n, node in enumerate(tables)}
+    positions = [
+        position[id(node)]
+        for node, item in relation_references(tree, state, names)
+        if item is None and builtin_relation_name(node) == STAT_ACTIVITY
+    ]
+    columns = [name for name, _ in _relations_by_name()[STAT_ACTIVITY].columns]
+    return mask_stat_activity(tree, positions, columns, state, role_id)
 
 
 def _row_condition(key: tuple[str, str], state: CatalogState, role_id: str) -> exp.Expression:
