@@ -99,6 +99,16 @@ class Queries:
             life.streaming = user_source
             return fields, user_source
         s.strategy = "introspection"
+        shared = not s.tx.in_block and not s.tx.holds_snapshot and snapshot is None  # a snapshot's answers are its own
+        if shared and (tree is None or tree is plan.tree) and plan.tree is not None:
+            # live relations held in memory (the activity log's newest rows, the sessions, Spark's jobs): with no
+            # row filter or mask of RBAC's and no snapshot of the session's, their answer is the store's
+            for peek in s.peeks:  # (introspection/peeks.py)
+                held = peek(plan.tree)
+                if held is not None:
+                    s.strategy = "fast-path"
+                    life.stop_timer()
+                    return self.fields(plan, held[0]), RowSource(iter(held[1]), contextlib.nullcontext)
         if plan.mz_now and snapshot is not None:  # mz_now() as the snapshot's timestamp
             tree = with_read_ts(tree if tree is not None else plan.tree, snapshot.ts, "duckdb")  # type: ignore[arg-type]
         sql = (
@@ -107,18 +117,8 @@ class Queries:
             else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types], results_as_text=True)
         )
         key = None
-        shared = not s.tx.in_block and not s.tx.holds_snapshot and snapshot is None  # a snapshot's answers are not
         if shared:
             key = s.results.key(sql, params, life.engine_zone, s.schema.value)
-        if shared and (tree is None or tree is plan.tree) and plan.tree is not None:
-            # live relations held in memory (the activity log's newest rows, the sessions): with no row filter of
-            # RBAC's and no snapshot of the session's, their answer is the store's (introspection/peeks.py)
-            for peek in s.peeks:
-                held = peek(plan.tree)
-                if held is not None:
-                    s.strategy = "fast-path"
-                    life.stop_timer()
-                    return self.fields(plan, held[0]), RowSource(iter(held[1]), contextlib.nullcontext)
         cached = s.results.get(key) if key is not None else None
         if cached is not None:
             life.stop_timer()
