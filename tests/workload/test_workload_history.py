@@ -155,6 +155,15 @@ def test_every_role_reads_its_own_statements(sw: psycopg.Connection[tuple[object
             mine.execute("SELECT * FROM mz_internal.mz_sql_text")
         with pytest.raises(psycopg.errors.InvalidCatalogName):  # the history's own database is no name of SQL's
             mine.execute("SELECT * FROM sw_history.main.executions")
+        # writes that read it copy only what the role may read (RBAC's row filter is in the statement they run)
+        sw.execute(f"GRANT CREATE ON SCHEMA public TO {role}")
+        copy = _marker()  # a name of its own: these statements are logged too, and must not match `marker`
+        mine.execute(f"CREATE TABLE {copy} AS SELECT sql FROM mz_internal.mz_recent_activity_log")
+        mine.execute(f"INSERT INTO {copy} SELECT sql FROM mz_internal.mz_recent_activity_log")
+        copied = mine.execute(f"SELECT sql FROM {copy} WHERE sql LIKE %s", (f"%{marker}%",)).fetchall()
+        assert {row[0] for row in copied} == {f"SELECT 1 AS {marker}_mine"}
+        mine.execute(f"DROP TABLE {copy}")
+        sw.execute(f"REVOKE CREATE ON SCHEMA public FROM {role}")
     sw.execute(f"GRANT mz_monitor TO {role}")
     with psycopg.connect(dsn, autocommit=True) as monitor:
         both = monitor.execute(

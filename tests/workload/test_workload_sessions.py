@@ -231,6 +231,16 @@ def test_the_mask_holds_on_every_read_path(sw: Conn, role: str) -> None:
                 assert mine.execute(sql).fetchall() == [(hidden,)], sql
             with mine.cursor().copy(f"COPY (SELECT query FROM pg_stat_activity WHERE pid = {pid}) TO STDOUT") as copy:
                 assert b"".join(bytes(chunk) for chunk in copy) == hidden.encode() + b"\n"
+            # writes that read it: what the role may read, not more
+            mine.execute(f"CREATE TABLE {name}_ctas AS SELECT query FROM pg_stat_activity WHERE pid = {pid}")
+            mine.execute(f"CREATE TABLE {name}_t (q text)")
+            mine.execute(f"INSERT INTO {name}_t SELECT query FROM pg_stat_activity WHERE pid = {pid}")
+            mine.execute(f"INSERT INTO {name}_t VALUES ('x')")
+            where = f"WHERE pid = {pid}"
+            mine.execute(f"UPDATE {name}_t SET q = (SELECT query FROM pg_stat_activity {where}) WHERE q = 'x'")
+            for table, column in ((f"{name}_ctas", "query"), (f"{name}_t", "q")):
+                assert {row[0] for row in mine.execute(f"SELECT {column} FROM {table}").fetchall()} == {hidden}
+                mine.execute(f"DROP TABLE {table}")
             mine.execute(f"CREATE VIEW {name}_mine AS SELECT pid, query FROM pg_catalog.pg_stat_activity")
             for view in (f"{name}_mine", f"{name}_admin"):  # the mask rewrites statements, not views' bodies
                 with pytest.raises(psycopg.errors.InsufficientPrivilege, match=r"pg_catalog\.pg_stat_activity"):

@@ -381,9 +381,9 @@ class UserData:
         target = self.write_target(plan)
         assert target is not None and isinstance(plan.tree, exp.Insert | exp.Update | exp.Delete)
         names = self._names()
-        check_dml(plan.tree, self._data.state, names, names.role_id)
+        # what it may read of builtin relations: RBAC's row filters and masks are in the tree it returns
+        tree: exp.Expression = check_dml(plan.tree, self._data.state, names, names.role_id)
         self._data.ensure_table(target)
-        tree: exp.Expression = plan.tree
         if uses_mz_now(tree):  # the timeline's read timestamp, a literal both engines take (VALUES on DuckDB)
             tree = with_read_ts(tree, oracle_ts(self._data), "spark", self.column_types(tree))
         assert isinstance(tree, exp.Insert | exp.Update | exp.Delete)
@@ -475,8 +475,9 @@ class UserData:
         else:
             planned = plan_ddl(statement, DdlContext(state, names, self.describe_query, self.cluster_name()))
         check_ops(planned.ops, state, names.role_id)
-        if planned.query is not None:
-            check_read(planned.query, state, names, names.role_id)
+        # CREATE TABLE … AS fills the table with what the role may read (RBAC's row filters and masks); a view's
+        # body is stored as written and checked with its owner's access when read
+        readable = check_read(planned.query, state, names, names.role_id) if planned.query is not None else None
         for notice in planned.notices:
             self._notify(notice)
         result = self._data.transact(planned.ops)
@@ -489,9 +490,9 @@ class UserData:
             result.state.items[ref.id] for ref in result.created if ref.kind == "item" and ref.id in result.state.items
         ]
         table = next((i for i in created if i.kind == "table"), None)
-        if planned.query is None or table is None:
+        if readable is None or table is None:
             return planned.tag
-        query = planned.query
+        query = readable
         if user_relations(query, result.state, self._names()):
             rows = self.query_arrow(query, txn)
         else:
