@@ -92,7 +92,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from sparkwire import errors
 from sparkwire.engine.spark_application import SparkApplication
-from sparkwire.engine.spark_config import SPARK_NICENESS, below_the_server, spark_conf
+from sparkwire.engine.spark_config import SPARK_NICENESS, nice_spark_launches, spark_conf
 from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.engine.spark_heap import HeapShedding, Running
 from sparkwire.engine.spark_local_result import local_result
@@ -242,7 +242,7 @@ class SparkEngine(HeapShedding):
         try:
             silence_pyspark_loggers()
             if not self._connect:
-                below_the_server(SPARK_NICENESS)  # the JVM this thread launches yields the CPU to the server
+                nice_spark_launches(SPARK_NICENESS)  # the JVM PySpark launches yields the CPU to the server
             for attempt in range(attempts + 1):
                 try:
                     if self._application is not None:

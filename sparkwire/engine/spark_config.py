@@ -9,17 +9,18 @@ substitution inside SQL text, no UI and no console progress bar, Arrow for PySpa
 tasks: a short query still waits for a free task slot, so long queries need many short tasks). The pools of the
 cluster replicas (`POOLS_FILE`, written by sparkwire/compute/pools.py) are declared too, FAIR, with their weight and
 minShare (`fair_scheduler_xml`).
-`below_the_server(SPARK_NICENESS)`, called on the thread that starts Spark, runs the embedded JVM at a lower CPU
-priority than the server, so that what never needs Spark keeps answering while Spark saturates the machine.
+`nice_spark_launches(SPARK_NICENESS)`, called before Spark starts, runs every embedded JVM PySpark launches at a lower
+CPU priority than the server, so that what never needs Spark keeps answering while Spark saturates the machine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
-import threading
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 log = logging.getLogger(__name__)
@@ -140,12 +141,32 @@ def spark_conf(data_dir: Path, *, shuffle_partitions: int = 4, log_level: str = 
     }
 
 
-def below_the_server(niceness: int) -> None:
-    """Lower the calling thread's CPU priority to `niceness`: on Linux nice values are per thread and a process
-    started from this thread (the Spark JVM, through spark-submit) inherits it, with every thread it makes. Call it
-    on a thread of its own (the Spark start thread), never on one that serves clients. Best effort: a failure is
-    logged and changes nothing."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
-    except OSError:
-        log.warning("could not lower the Spark JVM's CPU priority", exc_info=True)
+def nice_spark_launches(niceness: int) -> None:
+    """Every JVM PySpark launches from now on starts at `niceness` (its child process lowers itself before exec, so
+    the JVM and every thread it makes inherit it), and no thread of the server does. Lowering the thread that
+    launches it instead left the Python threads started from that thread at the JVM's priority (PySpark's
+    accumulator server, py4j's, the watchdog's): under a saturated CPU a low-priority thread preempted while
+    holding the GIL kept the server's own threads waiting (issue 14: a round trip's p99 under load). PySpark sets
+    its own `preexec_fn` for the launch, so its `Popen` is wrapped to run ours after it. Idempotent; Linux and
+    macOS (elsewhere nothing happens)."""
+    from pyspark import java_gateway
+
+    module: Any = java_gateway  # its `Popen` is subprocess's, imported by name
+    popen = module.Popen
+    if getattr(popen, "sparkwire_niceness", None) is not None or not hasattr(os, "nice"):
+        return
+
+    def niced_popen(*args: Any, **kwargs: Any) -> Any:
+        theirs = kwargs.get("preexec_fn")
+
+        def preexec() -> None:
+            if theirs is not None:
+                theirs()
+            with contextlib.suppress(OSError):  # else the JVM runs at the server's priority: slower answers under load
+                os.nice(niceness)
+
+        kwargs["preexec_fn"] = preexec
+        return popen(*args, **kwargs)
+
+    niced_popen.sparkwire_niceness = niceness  # type: ignore[attr-defined]
+    module.Popen = niced_popen

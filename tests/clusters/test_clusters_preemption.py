@@ -102,3 +102,36 @@ def test_a_starved_cluster_preempts_and_task_threads_run_below_the_driver(server
         conn.execute("DROP TABLE pre_t")
         conn.execute("DROP CLUSTER pre_a")
         conn.execute("DROP CLUSTER pre_b")
+
+
+def _nices(pid: int) -> dict[str, set[int]]:
+    """The nice values of a process's threads, by thread name (digits dropped)."""
+    out: dict[str, set[int]] = {}
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            name = "".join(ch for ch in (task / "comm").read_text().strip() if not ch.isdigit())
+            out.setdefault(name, set()).add(os.getpriority(os.PRIO_PROCESS, int(task.name)))
+        except OSError:
+            continue
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux threads")
+def test_the_jvm_runs_below_the_server_and_no_server_thread_with_it(server: SparkwireServer) -> None:
+    """The JVM starts at nice 10 and every thread it makes inherits it; the server's own threads (among them those
+    started while Spark started: PySpark's, py4j's, the watchdog's) stay at the server's priority — one of them at
+    the JVM's, holding the GIL when the CPU is saturated, kept the wire waiting."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE nice_t (a int)")
+        conn.execute("INSERT INTO nice_t VALUES (1)")
+        assert conn.execute("SELECT sum(a) FROM nice_t").fetchall() == [(1,)]
+        conn.execute("DROP TABLE nice_t")
+    own = os.getpriority(os.PRIO_PROCESS, server.process.pid)
+    assert set().union(*_nices(server.process.pid).values()) == {own}
+    jvms = [pid for pid in _descendants(server.process.pid) if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+    assert jvms
+    for pid in jvms:
+        nices = _nices(pid)
+        driver = set().union(*(v for k, v in nices.items() if not k.startswith("Executor task ")))
+        assert driver <= {own + 10, 19}, nices  # 19: task threads, and the threads they started
+        assert own + 10 in driver
