@@ -131,6 +131,7 @@ _CONNECT_SETTINGS = (
 _REINTERRUPT_SECONDS = 0.05
 _RESTART_ATTEMPTS = 3  # a restart launches a new JVM up to 1 + this many times before the engine is "failed"
 _RESTART_PAUSE_SECONDS = 2.0
+_RESTART_HINT = "Run the statement again in a moment: Spark restarts by itself. Catalog queries keep working."
 
 
 class SparkEngine(HeapShedding):
@@ -330,10 +331,7 @@ class SparkEngine(HeapShedding):
                 return
             self._generation += 1
             spark, self._spark = self._spark, None
-            failure = errors.SystemFailure(
-                f"the Spark engine failed and is restarting: {reason}",
-                hint="Run the statement again in a moment: Spark restarts by itself. Catalog queries keep working.",
-            )
+            failure = errors.SystemFailure(f"the Spark engine failed and is restarting: {reason}", hint=_RESTART_HINT)
             for running in self._running.values():
                 if running.failure is None and running.reason is None:
                     running.failure = failure
@@ -466,8 +464,10 @@ class SparkEngine(HeapShedding):
         small: bool = False,
     ) -> SparkArrowStream:
         """Run `query` under `job_tag` (unique among running statements; no commas) and return its result."""
-        spark = self.session
+        # the generation before the session: a failure between the two reads then makes a late report of this
+        # statement's name an older generation (ignored; the watchdog looks anyway), never the new session's
         generation = self._generation
+        spark = self.session
         running = Running()
         with self._lock:
             if job_tag in self._running:
@@ -506,6 +506,8 @@ class SparkEngine(HeapShedding):
                 raise running.failure from None
             if running.reason is not None:
                 raise errors.QueryCanceled(running.reason) from None
+            if generation != self._generation:  # Spark went down under it (another statement or the watchdog said)
+                raise errors.SystemFailure("the Spark engine failed and is restarting", hint=_RESTART_HINT) from None
             raise to_pg_error(exc) from None
         finally:
             if timer is not None:
