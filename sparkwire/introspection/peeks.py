@@ -8,8 +8,9 @@ returns (schema, name, qualifier) — the name is folded as PostgreSQL folds it 
 unqualified name could be a user's relation earlier in the search path); `projection(items, names, qualifier)`
 maps a select list of `*`, `alias.*`, plain and aliased columns to (column, output name) pairs; `column_of` reads
 one plain column; `plain_select` is both for a statement with no clause but its select list and FROM; `select`
-picks and renames the output columns of a held table. Anything else is None: the store's path reports any error
-the statement has.
+picks and renames the output columns of a held table; `remembered(answers, key, build)` gives the same answer (the
+same batch objects) again while what it was built from is held, so that its DataRows are encoded once for every
+session (pgtypes/shared_rows.py). Anything else is None: the store's path reports any error the statement has.
 
 The callers (session/queries.py) take a peek only where the store's answer would be the same: no row filter of
 RBAC's on the statement, and no snapshot of the session's (a transaction block, AS OF).
@@ -17,17 +18,19 @@ RBAC's on the statement, and no snapshot of the session's (a transaction block, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 
 import pyarrow as pa
 from sqlglot import exp
 
 from sparkwire.engine.base import Column
+from sparkwire.pgtypes.shared_rows import SHARED
 
 Answer = tuple[list[Column], list[pa.RecordBatch]]
 Peek = Callable[[exp.Expr], Answer | None]
 _TABLE_ARGS = frozenset({"this", "db", "catalog", "alias"})
 _COLUMN_ARGS = frozenset({"this", "table"})
+ANSWERS_KEPT = 32  # per held table: a handful of shapes are polled
 
 
 def name_of(node: exp.Expr | None) -> str | None:
@@ -118,3 +121,19 @@ def select(
     picked = [index[name] for name, _ in output]
     named = [Column(out, columns[i].engine_type) for i, (_, out) in zip(picked, output, strict=True)]
     return named, table.select(picked).rename_columns([out for _, out in output])
+
+
+def remembered(
+    answers: dict[Hashable, Answer], key: Hashable, build: Callable[[], tuple[list[Column], pa.Table]]
+) -> Answer:
+    """The answer kept in `answers` under `key`, else `build()`'s as one batch (kept while fewer than
+    `ANSWERS_KEPT` are); its batches are marked shared (pgtypes/shared_rows.py)."""
+    answer = answers.get(key)
+    if answer is None:
+        columns, table = build()
+        answer = columns, table.combine_chunks().to_batches()
+        if len(answers) < ANSWERS_KEPT:
+            answers[key] = answer
+    for batch in answer[1]:
+        SHARED.mark(batch)
+    return list(answer[0]), answer[1]

@@ -21,7 +21,7 @@ placement does not change the order.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -34,8 +34,7 @@ from sparkwire.catalog.relations.mz_history import (
     REDACTED_COLUMNS,
 )
 from sparkwire.engine.base import Column
-from sparkwire.introspection.peeks import Answer, column_of, extra, projection, relation_of, select
-from sparkwire.pgtypes.shared_rows import SHARED
+from sparkwire.introspection.peeks import Answer, column_of, extra, projection, relation_of, remembered, select
 
 CAPACITY = 500
 """Rows held: more than a console page (100) or a psql screen, few enough that the writer's query stays cheap."""
@@ -46,7 +45,6 @@ _RELATIONS = {
 }
 _CLAUSES = frozenset({"order", "limit", "offset"})
 _ORDER_COLUMN = "began_at"
-_ANSWERS_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +52,7 @@ class _Held:
     columns: tuple[Column, ...]  # the activity log's, as DuckDB types them
     table: pa.Table  # newest first
     complete: bool  # the table holds every row of the log
-    # answers given from this table, by slice and output: the same batch objects again, encoded once for every
-    # session that sends them (pgtypes/shared_rows.py); a handful of shapes are polled, so it stays small
-    answers: dict[tuple[int, int, tuple[tuple[str, str], ...]], Answer] = field(default_factory=dict)
+    answers: dict[Hashable, Answer] = field(default_factory=dict)  # given from this table (peeks.remembered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,16 +85,11 @@ class RecentActivity:
             return None  # the log holds more rows than are kept here: the store answers
         start = min(shape.offset, rows)
         stop = rows if end is None else min(end, rows)
-        key = (start, stop, shape.output)
-        answer = held.answers.get(key)
-        if answer is None:
-            columns, table = select(held.table.slice(start, stop - start), list(held.columns), shape.output)
-            answer = columns, table.combine_chunks().to_batches()
-            if len(held.answers) < _ANSWERS_KEPT:
-                held.answers[key] = answer
-        for batch in answer[1]:
-            SHARED.mark(batch)
-        return list(answer[0]), answer[1]
+        return remembered(
+            held.answers,
+            (start, stop, shape.output),
+            lambda: select(held.table.slice(start, stop - start), list(held.columns), shape.output),
+        )
 
 
 def _int(node: exp.Expr | None) -> int | None:

@@ -37,7 +37,7 @@ import datetime
 import logging
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -48,10 +48,9 @@ from sparkwire.engine.duckdb import DuckDBConnection, DuckDBEngine
 from sparkwire.engine.spark import SparkEngine
 from sparkwire.engine.spark_status import Job, Known, SparkStatus, Stage
 from sparkwire.engine.spark_status_rest import RestStatusReader
-from sparkwire.introspection.peeks import Answer, plain_select, select
+from sparkwire.introspection.peeks import Answer, plain_select, remembered, select
 from sparkwire.introspection.tables import column_sqls, table_sql
 from sparkwire.introspection.workload.relations import SPARK_JOBS, SPARK_STAGES, Values, arrow_of, relation
-from sparkwire.pgtypes.shared_rows import SHARED
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +68,7 @@ JobRowKey = tuple[str, int]  # (application_id, job_id)
 StageRowKey = tuple[str, int, int]  # (application_id, stage_id, attempt_id)
 MAIN = ""  # the main engine's source key (an application's is its replica's pool)
 # the committed rows of each relation as Arrow tables, and the answers given from them (by relation and output)
-_Held = tuple[dict[tuple[str, str], pa.Table], dict[tuple[str, str, tuple[tuple[str, str], ...]], Answer]]
+_Held = tuple[dict[tuple[str, str], pa.Table], dict[Hashable, Answer]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,15 +373,8 @@ class SparkJobsFeed:
             return None
         (schema, relation), output = found
         tables, answers = self._held
-        answer = answers.get((schema, relation, output))
-        if answer is None:
-            columns, table = select(tables[(schema, relation)], self._exported[(schema, relation)][0], output)
-            answer = columns, table.combine_chunks().to_batches()
-            if len(answers) < 32:  # the same batches again: encoded once for every session (pgtypes/shared_rows.py)
-                answers[(schema, relation, output)] = answer
-        for batch in answer[1]:
-            SHARED.mark(batch)
-        return list(answer[0]), answer[1]
+        table, columns = tables[(schema, relation)], self._exported[(schema, relation)][0]
+        return remembered(answers, (schema, relation, output), lambda: select(table, columns, output))
 
     # ---- progress -----------------------------------------------------------------------------------------
 

@@ -75,7 +75,7 @@ from sparkwire.planner.bind.resolve import (
 )
 from sparkwire.planner.grammar import ddl as ddl_grammar
 from sparkwire.planner.security.stat_activity import RELATION as STAT_ACTIVITY
-from sparkwire.planner.security.stat_activity import mask_stat_activity, needs_mask
+from sparkwire.planner.security.stat_activity import masked_columns, needs_mask
 from sparkwire.planner.translate.duckdb import parse
 
 MZ_SUPPORT_ROLE_ID = "s2"
@@ -305,8 +305,7 @@ def _check_reads(
     tree: exp.Expression, state: CatalogState, names: Names, role_id: str, skip: exp.Table | None
 ) -> exp.Expression:
     check = _ReadCheck(state, role_id)
-    filtered: dict[int, tuple[str, str]] = {}
-    masked = False
+    rewritten: dict[int, tuple[str, str]] = {}  # table references that read a filtered or masked relation
     tables = list(tree.find_all(exp.Table))
     position = {id(node): n for n, node in enumerate(tables)}
     for node, item in relation_references(tree, state, names):
@@ -316,27 +315,22 @@ def _check_reads(
             check.item(item, role_id)
             continue
         key = builtin_relation_name(node)
-        masked = masked or key == STAT_ACTIVITY
-        if key is not None and check.builtin(key, role_id, allow_row_filter=True):
-            filtered[position[id(node)]] = key
-    if filtered:
-        tree = _filter_rows(tree, filtered, lambda key: _row_condition(key, state, role_id))
-    if masked and needs_mask(state, role_id, _MONITORS):
-        tree = _mask_sessions(tree, state, names, role_id)
-    return tree
+        filtered = key is not None and check.builtin(key, role_id, allow_row_filter=True)  # raises if denied
+        if key is not None and (filtered or (key == STAT_ACTIVITY and needs_mask(state, role_id, _MONITORS))):
+            rewritten[position[id(node)]] = key
+    if not rewritten:
+        return tree
+    return _rewrite_references(tree, rewritten, lambda key: _readable_rows(key, state, role_id))
 
 
-def _mask_sessions(tree: exp.Expression, state: CatalogState, names: Names, role_id: str) -> exp.Expression:
-    """pg_stat_activity as the role may see it (stat_activity.py): other roles' sessions masked."""
-    tables = list(tree.find_all(exp.Table))
-    position = {id(node): n for n, node in enumerate(tables)}
-    positions = [
-        position[id(node)]
-        for node, item in relation_references(tree, state, names)
-        if item is None and builtin_relation_name(node) == STAT_ACTIVITY
-    ]
-    columns = [name for name, _ in _relations_by_name()[STAT_ACTIVITY].columns]
-    return mask_stat_activity(tree, positions, columns, state, role_id)
+def _readable_rows(key: tuple[str, str], state: CatalogState, role_id: str) -> exp.Select:
+    """What `role_id` reads in place of builtin relation `key`: its rows the role may read, or pg_stat_activity
+    with other roles' sessions masked (stat_activity.py)."""
+    source = exp.Table(this=exp.to_identifier(key[1]), db=exp.to_identifier(key[0]))
+    if key == STAT_ACTIVITY:
+        columns = [name for name, _ in _relations_by_name()[STAT_ACTIVITY].columns]
+        return exp.select(*masked_columns(columns, state, role_id)).from_(source)
+    return exp.select("*").from_(source).where(_row_condition(key, state, role_id))
 
 
 def _row_condition(key: tuple[str, str], state: CatalogState, role_id: str) -> exp.Expression:
@@ -367,21 +361,19 @@ def visible_objects(state: CatalogState, role_id: str) -> list[str]:
     return sorted(i.id for i in state.items.values() if may_select(i))
 
 
-def _filter_rows(
+def _rewrite_references(
     tree: exp.Expression,
-    filtered: dict[int, tuple[str, str]],
-    condition_of: Callable[[tuple[str, str]], exp.Expression],
+    rewritten: dict[int, tuple[str, str]],
+    query_of: Callable[[tuple[str, str]], exp.Select],
 ) -> exp.Expression:
-    """A copy of `tree` whose `filtered` table references (by position in `find_all` order) read only the rows
-    `condition_of(relation)` keeps."""
+    """A copy of `tree` whose `rewritten` table references (by position in `find_all` order) read
+    `query_of(relation)` instead, under the reference's name."""
     out = tree.copy()
     tables = list(out.find_all(exp.Table))
-    for n, (schema, name) in filtered.items():
+    for n, key in rewritten.items():
         node = tables[n]
-        condition = condition_of((schema, name))
-        source = exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(schema))
-        query = exp.select("*").from_(source).where(condition)
-        node.replace(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(node.alias_or_name))))
+        alias = exp.TableAlias(this=exp.to_identifier(node.alias_or_name))
+        node.replace(exp.Subquery(this=query_of(key), alias=alias))
     return out
 
 

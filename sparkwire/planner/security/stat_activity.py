@@ -1,8 +1,8 @@
 """What a role may see of other sessions in pg_stat_activity: PostgreSQL's rule.
 
-Contract: `mask_stat_activity(tree, positions, state, role_id)` returns a copy of `tree` whose pg_stat_activity
-references (by position in `find_all(exp.Table)` order) read a projection of the relation in which the rows of
-sessions the role may not see keep only `datid`, `datname`, `pid`, `leader_pid`, `usesysid`, `usename` and
+Contract: `masked_columns(columns, state, role_id)` is the select list that privileges.py reads pg_stat_activity
+through for a role that `needs_mask` (every reference is rewritten to it): in it the rows of sessions the role may
+not see keep only `datid`, `datname`, `pid`, `leader_pid`, `usesysid`, `usename` and
 `application_name`; `query` reads `<insufficient privilege>` and every other column is NULL — as PostgreSQL 15
 shows them (pg_stat_get_activity without HAS_PGSTAT_PERMISSIONS, checked against a real PostgreSQL 15 in
 tests/workload/test_workload_sessions.py). A role sees a session in full when it is a member of (or is) the
@@ -29,10 +29,8 @@ def needs_mask(state: CatalogState, role_id: str, readers: frozenset[str]) -> bo
     return not role.superuser and readers.isdisjoint(state.effective_roles(role_id))
 
 
-def mask_stat_activity(
-    tree: exp.Expression, positions: list[int], columns: list[str], state: CatalogState, role_id: str
-) -> exp.Expression:
-    """`columns`: pg_stat_activity's, in order."""
+def masked_columns(columns: list[str], state: CatalogState, role_id: str) -> list[exp.Expr]:
+    """pg_stat_activity's `columns` (in order) as `role_id` may see them."""
     oids = sorted(state.roles[r].oid for r in state.effective_roles(role_id) if r in state.roles)
     visible = exp.In(this=exp.column("usesysid"), expressions=[exp.Literal.number(o) for o in oids])
     projection: list[exp.Expr] = []
@@ -44,11 +42,4 @@ def mask_stat_activity(
         otherwise = exp.Literal.string(_HIDDEN_QUERY) if name == "query" else exp.null()
         case = exp.Case(ifs=[exp.If(this=visible.copy(), true=column)], default=otherwise)
         projection.append(exp.alias_(case, name))
-    out = tree.copy()
-    tables = list(out.find_all(exp.Table))
-    for n in positions:
-        node = tables[n]
-        source = exp.Table(this=exp.to_identifier(RELATION[1]), db=exp.to_identifier(RELATION[0]))
-        query = exp.select(*projection).from_(source)
-        node.replace(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier(node.alias_or_name))))
-    return out
+    return projection
