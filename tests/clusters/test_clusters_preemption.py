@@ -135,3 +135,11 @@ def test_the_jvm_runs_below_the_server_and_no_server_thread_with_it(server: Spar
         driver = set().union(*(v for k, v in nices.items() if not k.startswith("Executor task ")))
         assert driver <= {own + 10, 19}, nices  # 19: task threads, and the threads they started
         assert own + 10 in driver
+
+
+def test_a_waiting_connection_thread_gets_the_gil_within_half_a_millisecond(server: SparkwireServer) -> None:
+    """The serving process asks Python to hand the GIL over every 0.5 ms (cli.prefer_short_gil_turns), not every
+    5 ms: under load an introspection query's thread slept on the GIL while another session planned an INSERT."""
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT 1").fetchall() == [(1,)]
+    assert "GIL switch interval 0.5 ms" in server.log_path.read_text(errors="replace")
