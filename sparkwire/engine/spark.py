@@ -436,6 +436,7 @@ class SparkEngine(HeapShedding):
 
     def _dataframe(self, sql: str, params: Sequence[object], small: bool = False) -> DataFrame:
         args = {f"p{i}": value for i, value in enumerate(params, start=1)} or None
+        generation = self.generation
         try:
             if self._connect:  # analysed with the run, one round trip fewer (spark_process.connect_query)
                 return connect_query(self.session_for(small), sql, args or {})
@@ -443,7 +444,7 @@ class SparkEngine(HeapShedding):
         except errors.PgError:
             raise
         except Exception as exc:
-            raise to_pg_error(exc) from None
+            raise self.failure(exc, generation) from None
 
     def prepare(self, sql: str, params: Sequence[object] = (), small: bool = False) -> PreparedSpark:
         """Parse and analyse `sql` with `params` bound (no job runs) for one later `execute_arrow`."""
@@ -465,8 +466,7 @@ class SparkEngine(HeapShedding):
     ) -> SparkArrowStream:
         """Run `query` under `job_tag` (unique among running statements; no commas) and return its result."""
         # the generation before the session: a failure between the two reads then makes a late report of this
-        # statement's name an older generation (ignored; the watchdog looks anyway), never the new session's
-        generation = self._generation
+        generation = self.generation  # statement's name an older generation (ignored), never the new session's
         spark = self.session
         running = Running()
         with self._lock:
@@ -495,20 +495,7 @@ class SparkEngine(HeapShedding):
                 finally:
                     self._untag_thread(runner, job_tag)
         except Exception as exc:
-            if running.failure is None and running.reason is None:
-                error = None if isinstance(exc, Py4JNetworkError | ConnectionError) else to_pg_error(exc)
-                if error is None or isinstance(error, errors.InternalError | errors.OutOfMemory):
-                    self._lost(spark, generation)  # did Spark go down under us? then fail over now
-                if isinstance(error, errors.OutOfMemory):
-                    self._ran_out_of_memory()
-                    raise error from None  # this statement ran out of memory, whether or not Spark survived
-            if running.failure is not None:
-                raise running.failure from None
-            if running.reason is not None:
-                raise errors.QueryCanceled(running.reason) from None
-            if generation != self._generation:  # Spark went down under it (another statement or the watchdog said)
-                raise errors.SystemFailure("the Spark engine failed and is restarting", hint=_RESTART_HINT) from None
-            raise to_pg_error(exc) from None
+            raise self.failure(exc, generation, running) from None
         finally:
             if timer is not None:
                 timer.cancel()
@@ -516,6 +503,31 @@ class SparkEngine(HeapShedding):
             with self._lock:
                 self._running.pop(job_tag, None)
         return SparkArrowStream(table, self._batch_rows)
+
+    @property
+    def generation(self) -> int:
+        """Counts failovers: read it before a Spark call (before the session), for `failure` if the call fails."""
+        return self._generation
+
+    def failure(self, exc: Exception, generation: int, running: Running | None = None) -> errors.PgError:
+        """What a statement's failed Spark call raises: 58000 if it found Spark gone (`_lost` looks now, even outside
+        `execute_arrow`), else what the statement was marked with meanwhile (shed, cancelled), else its own error."""
+        error: errors.PgError | None = None
+        if running is None or (running.failure is None and running.reason is None):
+            error = None if isinstance(exc, Py4JNetworkError | ConnectionError) else to_pg_error(exc)
+            spark = self._spark  # the session `generation` names, unless a failover came meanwhile (then: 58000)
+            if (error is None or isinstance(error, errors.InternalError | errors.OutOfMemory)) and spark is not None:
+                self._lost(spark, generation)  # did Spark go down under us? then fail over now
+            if isinstance(error, errors.OutOfMemory):
+                self._ran_out_of_memory()
+                return error  # this statement ran out of memory, whether or not Spark survived
+        if running is not None and running.failure is not None:
+            return running.failure
+        if running is not None and running.reason is not None:
+            return errors.QueryCanceled(running.reason)
+        if generation != self._generation:  # Spark went down under it (this call, another statement or the watchdog)
+            return errors.SystemFailure("the Spark engine failed and is restarting", hint=_RESTART_HINT)
+        return error if error is not None else to_pg_error(exc)
 
     def _lost(self, spark: SparkSession, generation: int) -> None:
         """A statement failed without a SQL reason: if the JVM is dead or its SparkContext stopped, fail over now
@@ -581,9 +593,8 @@ class SparkEngine(HeapShedding):
 
     def register_arrow(self, name: str, table: pa.Table) -> None:
         """Expose a (small) Arrow table to Spark SQL as the temporary view `name`, replacing any older one."""
+        generation = self.generation
         try:
             self.session.createDataFrame(table).createOrReplaceTempView(name)
-        except errors.PgError:
-            raise
         except Exception as exc:
-            raise to_pg_error(exc) from None
+            raise self.failure(exc, generation) from None

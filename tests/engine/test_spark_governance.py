@@ -163,3 +163,19 @@ def test_a_killed_spark_jvm_comes_back(own_server: SparkwireServer) -> None:
         assert conn.execute("SELECT count(*) FROM t7, t8 WHERE t7.x = t8.x").fetchone() == (10,)
     log = own_server.log()
     assert "Spark failed (the Spark JVM" in log and "restarting" in log  # killed, or found not answering first
+
+
+def test_a_statement_that_finds_spark_gone_fails_with_58000(own_server: SparkwireServer) -> None:
+    """The JVM dies while nothing runs; a statement at once, before the watchdog's next look (every second), on a
+    table Spark has not read yet: its first Spark call, registering the table's view, finds the JVM gone and fails
+    over itself — 58000, not an internal error (CI saw XX000 there, from a JVM exiting out of memory)."""
+    assert _spark_query_until_it_answers(own_server, "SELECT count(*) FROM t9") == (10,)
+    with _connect(own_server) as conn:
+        pids = _jvm_pids(own_server)
+        assert len(pids) == 1, pids
+        os.kill(pids[0], signal.SIGKILL)
+        with pytest.raises(psycopg.Error) as caught:
+            conn.execute("SELECT sum(x) FROM t10").fetchone()
+    assert caught.value.sqlstate in ("58000", "55000"), (caught.value.sqlstate, str(caught.value))
+    assert caught.value.diag.message_hint
+    assert _spark_query_until_it_answers(own_server, "SELECT sum(x) FROM t10") == (55,)

@@ -48,7 +48,6 @@ from pyspark.sql import DataFrame, SparkSession
 from sparkwire import errors
 from sparkwire.catalog.objects import Item
 from sparkwire.engine.spark import SparkEngine
-from sparkwire.engine.spark_errors import to_pg_error
 from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow
 from sparkwire.pgtypes.registry import format_type
 from sparkwire.planner.execute.spark.row_scans import rows_view
@@ -260,6 +259,7 @@ class SparkRelations:
         if key in self._registered:
             self._registered.move_to_end(key)
             return
+        generation = self._engine.generation
         try:
             frame = source.build(self._engine.session_for(small))
             if small:  # as its rows too, for the queries the optimizer answers (row_scans.py)
@@ -267,8 +267,8 @@ class SparkRelations:
             (frame.coalesce(1) if small else frame).createOrReplaceTempView(source.name)
         except errors.PgError:
             raise
-        except Exception as exc:
-            raise to_pg_error(exc) from None
+        except Exception as exc:  # a JVM found gone here fails the statement with 58000, as in the query's run
+            raise self._engine.failure(exc, generation) from None
         self._registered[key] = source
         self.registrations += 1
 
