@@ -66,18 +66,38 @@ class _ViewFile:
 
 @dataclass(slots=True)
 class _TableView:
+    """A table as the transaction sees it. The base's files are listed on first use (`files`): a transaction that
+    only appends never lists them, so an INSERT costs the same however many files the table has."""
+
     schema: pa.Schema
-    files: dict[int, _ViewFile]
+    base: Callable[[], dict[int, _ViewFile]]  # the files visible at the transaction's base
+    listed: dict[int, _ViewFile] | None = None  # base files, then this transaction's: once `files` was asked for
+    appended: dict[int, _ViewFile] = field(default_factory=dict)  # this transaction's files, until then
     removed: set[int] = field(default_factory=set)
     changed: set[int] = field(default_factory=set)
     dependent: bool = False
 
+    @property
+    def files(self) -> dict[int, _ViewFile]:
+        if self.listed is None:
+            self.listed = self.base() | self.appended
+            self.appended = {}
+        return self.listed
+
+    def add(self, file_no: int, rows: int) -> None:
+        (self.appended if self.listed is None else self.listed)[file_no] = _ViewFile(rows, NO_POSITIONS, True)
+
+    def wrote(self) -> bool:
+        pending = self.appended.values() if self.listed is None else self.listed.values()
+        return bool(self.removed or self.changed) or any(f.pending for f in pending)
+
     def change(self, table_id: str) -> TableChange:
+        files = self.appended if self.listed is None else self.listed
         return TableChange(
             table_id,
-            added=tuple((no, f.rows, f.deleted) for no, f in sorted(self.files.items()) if f.pending),
+            added=tuple((no, f.rows, f.deleted) for no, f in sorted(files.items()) if f.pending),
             removed=frozenset(self.removed),
-            deletes={no: self.files[no].deleted for no in sorted(self.changed) if not self.files[no].pending},
+            deletes={no: files[no].deleted for no in sorted(self.changed) if not files[no].pending},
         )
 
 
@@ -136,12 +156,15 @@ class WriteTxn:
         if view is None:
             table = self._table(table_id)
             ts = self._base.latest_ts
-            files = {
-                no: _ViewFile(record.rows, record.deleted_at(ts), pending=False)
-                for no, record in table.files.items()
-                if record.visible_at(ts)
-            }
-            view = self._views[table_id] = _TableView(table.schema, files)
+
+            def base() -> dict[int, _ViewFile]:
+                return {
+                    no: _ViewFile(record.rows, record.deleted_at(ts), pending=False)
+                    for no, record in table.files.items()
+                    if record.visible_at(ts)
+                }
+
+            view = self._views[table_id] = _TableView(table.schema, base)
         return view
 
     def _data_files(self, table_id: str, view: _TableView) -> list[DataFile]:
@@ -170,7 +193,7 @@ class WriteTxn:
         return frozenset(
             table_id
             for table_id, view in self._views.items()
-            if view.removed or view.changed or any(f.pending for f in view.files.values())
+            if view.wrote()
         )
 
     def _read(self, view: _TableView, files: list[DataFile], columns: list[str] | None, row_ids: bool) -> pa.Table:
@@ -194,7 +217,7 @@ class WriteTxn:
         path = data_path(self._root, table_id, file_no)
         self._written.append(path)
         write_data_file(path, rows)
-        view.files[file_no] = _ViewFile(rows.num_rows, NO_POSITIONS, pending=True)
+        view.add(file_no, rows.num_rows)
         return int(rows.num_rows)
 
     def _delete(self, table_id: str, view: _TableView, file_no: int, positions: Positions) -> int:
