@@ -117,17 +117,19 @@ def _tls_context(cert: Path, key: Path) -> ssl.SSLContext:
     return ctx
 
 
-GIL_SWITCH_INTERVAL = 0.0005
+GIL_SWITCH_INTERVAL = 0.002
 
 
 def prefer_short_gil_turns() -> None:
     """A connection thread waiting for the GIL gets it within `GIL_SWITCH_INTERVAL` seconds of asking, not Python's
-    default 5 ms. Under load, another session's Python work (planning and committing an INSERT: ~3 ms of GIL per
-    statement on a saturated machine) held the GIL while an introspection query's thread, already woken with its
-    answer's bytes, slept on it: `perf sched` showed 2.2 ms of such a wait in a 3.9 ms `SELECT 1` (issue 14). A
-    thread computing in Python meanwhile is interrupted more often; every other wait (I/O, DuckDB, Arrow, py4j)
-    releases the GIL anyway. bench/introspection_under_load, two A/B pairs: p99 under load lower for nine of the
-    ten query figures (`\\dt` 3.53 -> 2.88 and 3.65 -> 3.13 ms, mz_objects 3.56 -> 2.73 and 3.29 -> 2.41 ms)."""
+    default 5 ms. Under load, another session's Python work (planning and committing an INSERT) held the GIL while
+    an introspection query's thread, already woken with its answer's bytes, slept on it: `perf sched` showed
+    2.2 ms of such a wait in a 3.9 ms `SELECT 1` (issue 14). Shorter turns cost round trips: a connection thread
+    and the statement-history writer hand the GIL to each other more often. Measured (bench/introspection_under_load
+    p99 under load; bench.pgwire --quick, sparkwire's rates), 5 / 2 / 0.5 ms: `\\dt` 3.5-3.7 / 3.2-3.9 / 2.9-3.8 ms,
+    mz_objects 3.3-3.6 / 2.8-2.9 / 2.4-3.0 ms; simple-protocol `SELECT 1` 5,700-6,900 / 6,000-6,200 / 4,800-5,600
+    round trips/s, 64 clients 3,840-4,400 / 3,840-4,060 / 3,820-3,840. 2 ms keeps the round trips and most of the
+    tail's gain."""
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 

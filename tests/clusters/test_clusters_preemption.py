@@ -137,9 +137,9 @@ def test_the_jvm_runs_below_the_server_and_no_server_thread_with_it(server: Spar
         assert own + 10 in driver
 
 
-def test_a_waiting_connection_thread_gets_the_gil_within_half_a_millisecond(server: SparkwireServer) -> None:
-    """The serving process asks Python to hand the GIL over every 0.5 ms (cli.prefer_short_gil_turns), not every
+def test_a_waiting_connection_thread_gets_the_gil_within_two_milliseconds(server: SparkwireServer) -> None:
+    """The serving process asks Python to hand the GIL over every 2 ms (cli.prefer_short_gil_turns), not every
     5 ms: under load an introspection query's thread slept on the GIL while another session planned an INSERT."""
     with psycopg.connect(server.dsn, autocommit=True) as conn:
         assert conn.execute("SELECT 1").fetchall() == [(1,)]
-    assert "GIL switch interval 0.5 ms" in server.log_path.read_text(errors="replace")
+    assert "GIL switch interval 2.0 ms" in server.log_path.read_text(errors="replace")
