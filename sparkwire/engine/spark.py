@@ -465,8 +465,7 @@ class SparkEngine(HeapShedding):
         small: bool = False,
     ) -> SparkArrowStream:
         """Run `query` under `job_tag` (unique among running statements; no commas) and return its result."""
-        # the generation before the session: a failure between the two reads then makes a late report of this
-        generation = self.generation  # statement's name an older generation (ignored), never the new session's
+        generation = self.generation  # before the session: a late report of this statement names the old one
         spark = self.session
         running = Running()
         with self._lock:

@@ -87,12 +87,15 @@ class _TableView:
     def add(self, file_no: int, rows: int) -> None:
         (self.appended if self.listed is None else self.listed)[file_no] = _ViewFile(rows, NO_POSITIONS, True)
 
+    def _known(self) -> dict[int, _ViewFile]:
+        """The files known without listing the base: this transaction's own, or all of them once listed."""
+        return self.appended if self.listed is None else self.listed
+
     def wrote(self) -> bool:
-        pending = self.appended.values() if self.listed is None else self.listed.values()
-        return bool(self.removed or self.changed) or any(f.pending for f in pending)
+        return bool(self.removed or self.changed) or any(f.pending for f in self._known().values())
 
     def change(self, table_id: str) -> TableChange:
-        files = self.appended if self.listed is None else self.listed
+        files = self._known()
         return TableChange(
             table_id,
             added=tuple((no, f.rows, f.deleted) for no, f in sorted(files.items()) if f.pending),
