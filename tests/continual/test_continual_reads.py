@@ -87,9 +87,10 @@ def test_a_whole_view_is_read_from_its_maintained_contents(sw: Conn, table: str)
     assert len(sw.execute(f"SELECT s AS total FROM {view} LIMIT 1").fetchall()) == 1
     plan = [str(r[0]) for r in sw.execute(f"EXPLAIN SELECT n, k FROM {view} LIMIT 5")]
     assert plan[0].startswith("Maintained contents:"), plan
-    strategy = poll(  # the activity log is written from the side
+    strategy = poll(  # the activity log is written from the side: a row is there when it began, its strategy once done
         sw,
-        "SELECT execution_strategy FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s",
+        "SELECT execution_strategy FROM mz_internal.mz_recent_activity_log"
+        " WHERE sql LIKE %s AND finished_at IS NOT NULL",
         (f"SELECT s AS total FROM {view}%",),
         bool,
     )

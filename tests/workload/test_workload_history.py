@@ -49,7 +49,7 @@ def test_errors_are_logged_with_their_message(sw: psycopg.Connection[tuple[objec
     rows = poll(
         sw,
         "SELECT finished_status, error_message FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s "
-        "ORDER BY began_at",
+        "AND finished_at IS NOT NULL ORDER BY began_at",  # a row shows when it began; its outcome once done
         (f"%{marker}%",),
         until=lambda r: len(r) == 2,
     )
@@ -66,7 +66,7 @@ def test_extended_protocol_params_and_prepared_names(sw: psycopg.Connection[tupl
     rows = poll(
         sw,
         "SELECT params, prepared_statement_name <> '', rows_returned, statement_type "
-        "FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s ORDER BY began_at",
+        "FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s AND finished_at IS NOT NULL ORDER BY began_at",
         (f"%{marker}%",),
         until=lambda r: len(r) == 3,
     )

@@ -99,7 +99,8 @@ def test_the_newest_rows_are_a_fast_path_peek(sw: psycopg.Connection[tuple[objec
         other.execute("COMMIT")
     rows = poll(
         sw,
-        f"SELECT split_part(sql, ' ', 4), execution_strategy FROM {_LOG} WHERE sql LIKE %s ORDER BY began_at",
+        f"SELECT split_part(sql, ' ', 4), execution_strategy FROM {_LOG} WHERE sql LIKE %s AND finished_at IS NOT NULL "
+        "ORDER BY began_at",
         (f"SELECT % AS {marker}%",),
         until=lambda r: len(r) == 6,
     )
