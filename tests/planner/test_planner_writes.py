@@ -385,3 +385,13 @@ def test_statements_of_one_transaction(world: World) -> None:
     assert world.storage.snapshot().read_arrow(t.id).num_rows == 0
     txn.commit(world.catalog.write_ts)
     assert world.storage.snapshot().read_arrow(t.id).to_pylist() == [{"a": 2, "b": "b!"}]
+
+
+def test_a_repeated_statement_reuses_its_translation_and_keeps_lookalikes_apart(world: World) -> None:
+    """VALUES cells are translated once per text (writes._translated); `date_part(…)` and `EXTRACT(…)` print alike
+    but differ in type (double precision against numeric), so each keeps a translation of its own."""
+    t = world.table("w_rep", "a bigint", "b text")
+    for field in ("date_part('epoch', interval '1.5 seconds')", "extract(epoch from interval '1.5 seconds')") * 2:
+        for value in (1, 2):
+            world.same(t, f"INSERT INTO w_rep VALUES ($1 + 1, ({field})::text)", [value], ["BIGINT"])
+    assert sorted({row[1] for row in world.contents(t)[0]}, key=str) == ["1.5", "1.500000"]

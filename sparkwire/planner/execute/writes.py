@@ -27,6 +27,7 @@ is a column's DEFAULT repeated `rows` times (NULL without one), also used by COP
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire import errors as e
@@ -60,6 +62,7 @@ from sparkwire.planner.execute.write_values import (
     column_type,
     input_column,
 )
+from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb import SessionContext, parameter_index, to_duckdb
 from sparkwire.storage.files import ROW_ID_COLUMN
 from sparkwire.storage.txn import WriteTxn
@@ -69,6 +72,30 @@ Query = Callable[[exp.Expression], pa.Table]
 
 _POSITION = "__sw_position"
 _names = itertools.count()
+_TRANSLATIONS: LRUCache[tuple[str, tuple[tuple[int, str], ...], tuple[str, ...], SessionContext], str] = LRUCache(512)
+_TRANSLATIONS_LOCK = threading.Lock()
+_KEPT_TEXT = 2048  # longer statements (a many-row VALUES) are translated each time rather than kept
+
+
+def _translated(tree: exp.Expression, ctx: SessionContext, duck_types: list[str]) -> str:
+    """`to_duckdb` of a SELECT without relations (VALUES cells, SET values, defaults), remembered by its
+    PostgreSQL text and its nodes' meta (`date_part` and `EXTRACT` print alike, translate apart): a prepared
+    INSERT's cells are the same each time, and printing them costs a tenth of translating them again. Trees that
+    read relations (registered under names of their own) are not kept."""
+    if tree.find(exp.Table) is not None:
+        return to_duckdb(tree, ctx, duck_types)
+    text = tree.sql(dialect=PG)
+    if len(text) > _KEPT_TEXT:
+        return to_duckdb(tree, ctx, duck_types)
+    marks = tuple((i, repr(node.meta)) for i, node in enumerate(tree.walk()) if node._meta)
+    key = (text, marks, tuple(duck_types), ctx)
+    with _TRANSLATIONS_LOCK:
+        known = _TRANSLATIONS.get(key)
+    if known is None:
+        known = to_duckdb(tree, ctx, duck_types)
+        with _TRANSLATIONS_LOCK:
+            _TRANSLATIONS[key] = known
+    return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +147,7 @@ class _Evaluator:
 
         renumbered = tree.transform(renumber)
         assert isinstance(renumbered, exp.Expression)
-        sql = to_duckdb(renumbered, self._ctx, [self._types[i - 1] for i in used])
+        sql = _translated(renumbered, self._ctx, [self._types[i - 1] for i in used])
         columns, batches = self._duck.query(sql, [self._params[i - 1] for i in used])
         collected = list(batches)
         if not collected:
