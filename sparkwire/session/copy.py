@@ -87,6 +87,7 @@ class Copy:
             return StorageCopyInSink(
                 parser, item, columns, txn, s.engine, s.ctx, options=options, guard=life.running,
                 on_done=life.stop_timer, record=record, unique=unique_indexes(s.data.state, item),
+                times=self._queries.times(),
             )  # fmt: skip
 
         sink: CopyInSinkApi

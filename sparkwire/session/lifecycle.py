@@ -1,7 +1,8 @@
 """A statement's life on the engine: start, run, cancel, time out, fail — and the engine made ready before it runs.
 
-Contract: `start_statement()` begins a statement: the previous one's timer and pending cancel no longer apply, and
-statement_timeout (if set) arms a timer. All engine work runs inside `running()`: it marks the session active (so
+Contract: `start_statement()` begins a statement: the previous one's timer and pending cancel no longer apply,
+statement_timeout (if set) arms a timer, and `statement_at` is its start (statement_timestamp(); now() outside a
+block). All engine work runs inside `running()`: it marks the session active (so
 `cancel()` from another thread and the timer interrupt only a statement that is actually running — a cancel arriving
 while idle does nothing, a timeout that fires while idle cancels the next statement's work), rewords interrupts as
 57014 "canceling statement due to user request | statement timeout", bounds waits on other sessions by lock_timeout
@@ -16,6 +17,7 @@ the client's client_min_messages lets through.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,6 +59,7 @@ class Lifecycle:
         self._lock_timeout_s = 0.0  # lock_timeout at that version
         self._engine_zone = "UTC"  # the TimeZone the engine connection was last given
         self.live = False  # the statement streams a SUBSCRIBE: a cancel between its batches still counts
+        self.statement_at = dt.datetime.now(dt.UTC)  # when the statement began: statement_timestamp()
 
     @property
     def engine_zone(self) -> str:
@@ -70,6 +73,7 @@ class Lifecycle:
         self._cancel_reason = None
         self._udf_error = None
         self.live = False
+        self.statement_at = dt.datetime.now(dt.UTC)
         variables = self._s.vars
         if self._timeout_ms[0] != variables.version:
             self._timeout_ms = (variables.version, duration_ms(variables.get("statement_timeout")))

@@ -46,6 +46,7 @@ from sparkwire.planner.statements.timestamps import (
     explain_timestamp_text,
 )
 from sparkwire.planner.translate.duckdb import to_duckdb
+from sparkwire.planner.translate.functions.transaction_time import StatementTimes, with_transaction_time
 from sparkwire.planner.translate.mz_now import with_read_ts
 from sparkwire.session.lifecycle import Lifecycle
 from sparkwire.session.state import SessionState
@@ -87,6 +88,8 @@ class Queries:
             return self.fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
         life.prepare_engine()
         tree = s.user.readable(plan)  # 42501 unless the role may read every relation (may add a row filter)
+        if plan.transaction_time and plan.tree is not None:  # now() and its kin: the transaction's start
+            tree = with_transaction_time(tree if tree is not None else plan.tree, self.times())
         if s.user.reads_user_data(plan):
             fields = s.user.described(plan, lambda: self.describe(plan) or ())
             timezone = s.vars.get("TimeZone")
@@ -117,7 +120,7 @@ class Queries:
             else to_duckdb(tree, s.ctx, [t[1] for t in plan.param_types], results_as_text=True)
         )
         key = None
-        if shared:
+        if shared and not plan.transaction_time:  # its answer is this transaction's alone
             key = s.results.key(sql, params, life.engine_zone, s.schema.value)
         cached = s.results.get(key) if key is not None else None
         if cached is not None:
@@ -247,12 +250,17 @@ class Queries:
         with self._life.running():
             if s.tx.mode == "idle":
                 with s.storage_tx.autocommit() as txn:
-                    result = s.user.write(plan, params, txn, s.encode_options())
+                    result = s.user.write(plan, params, txn, s.encode_options(), self.times())
             else:
                 s.tx.before_write()
-                result = s.user.write(plan, params, s.storage_tx.writer(), s.encode_options())
+                result = s.user.write(plan, params, s.storage_tx.writer(), s.encode_options(), self.times())
                 s.tx.record(functools.partial(self._replay_write, plan, params))
         return result.count, result.returning
+
+    def times(self) -> StatementTimes:
+        """now()'s value (the block's start, else the statement's), statement_timestamp()'s and the TimeZone."""
+        s, statement = self._s, self._life.statement_at
+        return StatementTimes(s.tx.started_at or statement, statement, s.vars.get("TimeZone"))
 
     def truncate(self, tree: exp.TruncateTable) -> None:
         s = self._s
@@ -276,7 +284,7 @@ class Queries:
             return self._s.engine.command(dml_duck_sql(plan, self._s.ctx), params)
 
     def _replay_write(self, plan: Plan, params: tuple[object, ...]) -> None:
-        self._s.user.write(plan, params, self._s.storage_tx.writer(), self._s.encode_options())
+        self._s.user.write(plan, params, self._s.storage_tx.writer(), self._s.encode_options(), self.times())
 
     def _fill(self, table: Item, rows: pa.Table) -> int:
         """CREATE TABLE AS: the rows go in like an INSERT (the block's transaction, or their own)."""

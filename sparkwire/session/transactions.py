@@ -22,6 +22,7 @@ then ends SET LOCAL values and non-holdable cursors).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -57,6 +58,7 @@ class Transactions:
         self._engine_open = False
         self._savepoints: list[_Savepoint] = []
         self._writes: list[Replay] = []
+        self.started_at: dt.datetime | None = None  # when the open block began: now() in it; None when idle
 
     @property
     def status(self) -> TransactionStatus:
@@ -81,6 +83,7 @@ class Transactions:
     def start_implicit(self) -> None:
         if self.mode == "idle":
             self.mode = "implicit"
+            self.started_at = dt.datetime.now(dt.UTC)
 
     def before_write(self) -> None:
         """A statement that may write is about to run: open the engine transaction of the block if needed."""
@@ -98,6 +101,8 @@ class Transactions:
         if self.mode == "idle" or not self._engine_open:
             self._engine.begin()
             self._engine_open = True
+        if self.mode == "idle":
+            self.started_at = dt.datetime.now(dt.UTC)
         self.mode = "explicit"
 
     def end(self, committed: bool) -> bool:
@@ -105,6 +110,7 @@ class Transactions:
         was_open = self.mode != "idle"
         engine_open, self._engine_open = self._engine_open, False
         self.mode = "idle"
+        self.started_at = None
         self.failed = False
         self._savepoints.clear()
         self._writes.clear()

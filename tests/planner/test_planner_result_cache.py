@@ -105,7 +105,8 @@ def test_transaction_block_reads(sw: Conn) -> None:
 
 def test_repeats_are_served_from_the_cache_in_both_protocols(tmp_path: Path) -> None:
     """In-process, where the cache's hit count shows: a repeated catalog query is answered from the cache
-    through the simple and the extended protocol; inside a block that wrote (its engine snapshot) it is not."""
+    through the simple and the extended protocol; inside a block that wrote (its engine snapshot) it is not; writes
+    to user tables do not discard it."""
     service = new_service(tmp_path)
     client = Client(service)
     try:
@@ -126,6 +127,19 @@ def test_repeats_are_served_from_the_cache_in_both_protocols(tmp_path: Path) -> 
         assert client.rows(sql) == first
         client.run("COMMIT")
         assert service.results.hits == hits + 3
+        # a block that wrote only a user table (storage, not the store) leaves cached answers standing: an explicit
+        # one, and the implicit block of an extended-protocol INSERT
+        assert client.rows(sql) == first and service.results.hits == hits + 3  # after the DDL: computed again
+        client.run("BEGIN; INSERT INTO rc_t VALUES (2); COMMIT")
+        assert client.rows(sql) == first and service.results.hits == hits + 4
+        session.parse("ins", "INSERT INTO rc_t VALUES ($1)", [23])
+        for value in ("3", "4"):
+            session.bind("", "ins", [0], [value.encode()], [])
+            materialize(session.execute("", 0))
+            session.sync()
+            assert client.rows(sql) == first
+        assert service.results.hits == hits + 6
+        assert client.rows("SELECT count(*) FROM rc_t") == [(4,)]
     finally:
         client.close()
         service.close()

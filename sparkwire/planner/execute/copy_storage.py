@@ -29,6 +29,7 @@ from sparkwire.planner.execute.unique_keys import check_unique
 from sparkwire.planner.execute.write_values import check_not_null, check_primary_key, fit_typmod
 from sparkwire.planner.execute.writes import column_default, storage_schema
 from sparkwire.planner.translate.duckdb import SessionContext
+from sparkwire.planner.translate.functions.transaction_time import StatementTimes
 from sparkwire.storage.txn import WriteTxn
 
 
@@ -65,8 +66,10 @@ class StorageCopyInSink:
         on_done: Callable[[], None] = _no_op,
         record: Callable[[Callable[[], object]], None] = lambda _replay: None,
         unique: Sequence[tuple[str, list[str]]] = (),
+        times: StatementTimes | None = None,
     ) -> None:
         self._parser: CopyParser | None = parser
+        self._times = times  # now() in a DEFAULT: the transaction's start
         self._item = item
         self._columns = list(columns)
         self._txn = txn
@@ -94,7 +97,9 @@ class StorageCopyInSink:
                 given = {c.name: fit_typmod(batch.column(i), c) for i, c in enumerate(self._columns)}
                 rows = batch.num_rows
                 arrays = [
-                    given[c.name] if c.name in given else column_default(c, rows, self._duck, self._ctx, self._options)
+                    given[c.name] if c.name in given else column_default(
+                        c, rows, self._duck, self._ctx, self._options, self._times
+                    )
                     for c in self._item.columns
                 ]
                 table = pa.Table.from_arrays(arrays, schema=storage_schema(self._item))

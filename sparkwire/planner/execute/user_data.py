@@ -82,6 +82,7 @@ from sparkwire.planner.statements.secrets import SecretEnv, run_secret_statement
 from sparkwire.planner.statements.show_objects import show_objects
 from sparkwire.planner.statements.sources import create_source
 from sparkwire.planner.translate.duckdb import SessionContext, to_duckdb, with_session_facts
+from sparkwire.planner.translate.functions.transaction_time import StatementTimes, with_transaction_time
 from sparkwire.planner.translate.mz_now import uses_mz_now, with_read_ts
 from sparkwire.storage.secrets import SecretStore
 from sparkwire.storage.snapshot import Snapshot
@@ -275,7 +276,7 @@ class UserData:
         read = self._read(txn, plan)
         if plan.mz_now:  # mz_now() is the snapshot's timestamp, a literal (translate/mz_now.py); Spark only
             tree = with_read_ts(tree, read.snapshot.ts, "spark", self.column_types(tree))
-        direct = txn is None and not plan.mz_now
+        direct = txn is None and not plan.mz_now and not plan.transaction_time
         lookup = self._fast_path(plan, state, names, timezone) if direct else None
         if lookup is not None:
             self.strategy = "fast-path"
@@ -377,7 +378,9 @@ class UserData:
 
     # ---- writes -------------------------------------------------------------------------------------------
 
-    def write(self, plan: Plan, params: Sequence[object], txn: WriteTxn, options: EncodeOptions) -> WriteResult:
+    def write(
+        self, plan: Plan, params: Sequence[object], txn: WriteTxn, options: EncodeOptions, times: StatementTimes
+    ) -> WriteResult:
         target = self.write_target(plan)
         assert target is not None and isinstance(plan.tree, exp.Insert | exp.Update | exp.Delete)
         names = self._names()
@@ -396,9 +399,10 @@ class UserData:
             self._engine,
             params,
             [t[1] for t in plan.param_types],
-            lambda tree: self.query_arrow(tree, txn),
+            lambda tree: self.query_arrow(with_transaction_time(tree, times), txn),
             ctx=self._ctx(),
             options=options,
+            times=times,
         )
 
     def copy_target(self, name: str) -> Item:

@@ -21,7 +21,9 @@ Where the rows come from:
 - RETURNING: plain column references come from the written rows themselves; other expressions are evaluated on
   DuckDB over those rows.
 `storage_schema(item)` is the Arrow schema a catalog table is stored with. `column_default(column, rows, duck, ctx)`
-is a column's DEFAULT repeated `rows` times (NULL without one), also used by COPY FROM.
+is a column's DEFAULT repeated `rows` times (NULL without one), also used by COPY FROM. `times` (the statement's
+`StatementTimes`) makes now() and its kin the transaction's start wherever DuckDB evaluates them (cells, defaults,
+SET, RETURNING; the caller's `query` does the same for Spark); without it they are DuckDB's clock.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ from sparkwire.planner.execute.write_values import (
 )
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb import SessionContext, parameter_index, to_duckdb
+from sparkwire.planner.translate.functions.transaction_time import (
+    StatementTimes,
+    as_parameters,
+    uses_transaction_time,
+)
 from sparkwire.storage.files import ROW_ID_COLUMN
 from sparkwire.storage.txn import WriteTxn
 
@@ -120,12 +127,18 @@ class _Evaluator:
     those a tree uses are bound, renumbered), over Arrow tables registered for the evaluator's lifetime."""
 
     def __init__(
-        self, duck: DuckDBConnection, ctx: SessionContext, params: Sequence[object], param_types: Sequence[str]
+        self,
+        duck: DuckDBConnection,
+        ctx: SessionContext,
+        params: Sequence[object],
+        param_types: Sequence[str],
+        times: StatementTimes | None = None,
     ) -> None:
         self._duck = duck
         self._ctx = ctx
         self._params = params
         self._types = param_types
+        self._times = times
         self._stack = ExitStack()
 
     def __enter__(self) -> _Evaluator:
@@ -135,9 +148,14 @@ class _Evaluator:
         self._stack.close()
 
     def select(self, tree: exp.Expr) -> pa.Table:
+        params, types = self._params, self._types
+        if self._times is not None and isinstance(tree, exp.Expression) and uses_transaction_time(tree):
+            # now() and its kin: parameters past the statement's, so that the text (and its translation) repeats
+            tree, values, value_types = as_parameters(tree, self._times, len(params) + 1)
+            params, types = [*params, *values], [*types, *value_types]
         used = sorted({i for n in tree.find_all(exp.Parameter, exp.Placeholder) if (i := parameter_index(n))})
         for index in used:
-            if index > len(self._params) or index > len(self._types):
+            if index > len(params) or index > len(types):
                 raise e.UndefinedParameter(f"there is no parameter ${index}")
         numbers = {old: new for new, old in enumerate(used, 1)}
 
@@ -147,8 +165,8 @@ class _Evaluator:
 
         renumbered = tree.transform(renumber)
         assert isinstance(renumbered, exp.Expression)
-        sql = _translated(renumbered, self._ctx, [self._types[i - 1] for i in used])
-        columns, batches = self._duck.query(sql, [self._params[i - 1] for i in used])
+        sql = _translated(renumbered, self._ctx, [types[i - 1] for i in used])
+        columns, batches = self._duck.query(sql, [params[i - 1] for i in used])
         collected = list(batches)
         if not collected:
             return _empty([(c.name, c.engine_type) for c in columns])
@@ -211,11 +229,16 @@ def _bind_relations(
 
 
 def column_default(
-    column: Column, rows: int, duck: DuckDBConnection, ctx: SessionContext, options: EncodeOptions | None = None
+    column: Column,
+    rows: int,
+    duck: DuckDBConnection,
+    ctx: SessionContext,
+    options: EncodeOptions | None = None,
+    times: StatementTimes | None = None,
 ) -> pa.Array:
     if column.default is None:
         return pa.nulls(rows, column_type(column))
-    with _Evaluator(duck, ctx, (), ()) as ev:
+    with _Evaluator(duck, ctx, (), (), times) as ev:
         value = scalar(default_expression(column), column, ev.select, options or EncodeOptions())
     return value.take(pa.array(np.zeros(rows, dtype=np.int64)))
 
@@ -280,11 +303,12 @@ class _Statement:
     ctx: SessionContext
     options: EncodeOptions
     duck: DuckDBConnection
+    times: StatementTimes | None
 
 
 def _full_rows(given: dict[str, pa.Array], rows: int, st: _Statement) -> pa.Table:
     arrays = [
-        given[c.name] if c.name in given else column_default(c, rows, st.duck, st.ctx, st.options)
+        given[c.name] if c.name in given else column_default(c, rows, st.duck, st.ctx, st.options, st.times)
         for c in st.target.columns
     ]
     return pa.Table.from_arrays(arrays, schema=storage_schema(st.target))
@@ -482,11 +506,12 @@ def execute_write(
     *,
     ctx: SessionContext,
     options: EncodeOptions | None = None,
+    times: StatementTimes | None = None,
 ) -> WriteResult:
-    st = _Statement(target, state, names, txn, query, ctx, options or EncodeOptions(), duck)
+    st = _Statement(target, state, names, txn, query, ctx, options or EncodeOptions(), duck, times)
     node = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
     alias = node.alias_or_name if isinstance(node, exp.Expression) else target.name
-    with _Evaluator(duck, ctx, params, param_types) as ev:
+    with _Evaluator(duck, ctx, params, param_types, times) as ev:
         if isinstance(tree, exp.Insert):
             written = _insert(tree, st, ev)
         elif isinstance(tree, exp.Update):

@@ -45,6 +45,7 @@ from sparkwire.planner.planning.params import Describe, ParamType, infer_paramet
 from sparkwire.planner.security import guard
 from sparkwire.planner.translate.duckdb import SessionContext, parse, to_duckdb
 from sparkwire.planner.translate.duckdb_rules.literals import check_literal_inputs
+from sparkwire.planner.translate.functions.transaction_time import uses_transaction_time
 from sparkwire.planner.translate.literal_templates import LiteralTemplates
 from sparkwire.planner.translate.mz_now import uses_mz_now
 
@@ -73,6 +74,7 @@ class Plan:
     subscribe: Subscribe | None = None  # "subscribe": the statement; `inner` plans the query it subscribes to
     as_of: AsOf | None = None  # "query": Materialize's AS OF [AT LEAST] t (grammar/as_of.py)
     mz_now: bool = False  # "query": it calls mz_now() (translate/mz_now.py: made a literal of the read timestamp)
+    transaction_time: bool = False  # "query": it calls now() or its kin (functions/transaction_time.py: literals)
     duck_later: Callable[[], str] | None = None  # "query": makes `duck_sql` at the first `duck()`
 
     def duck(self) -> str:
@@ -313,6 +315,7 @@ def plan_statement(
             declared_types=declared_types(tree),
             as_of=as_of,
             mz_now=uses_mz_now(tree),
+            transaction_time=uses_transaction_time(tree),
         )
     if isinstance(tree, exp.Insert | exp.Update | exp.Delete):
         verb = {exp.Insert: "INSERT", exp.Update: "UPDATE", exp.Delete: "DELETE"}[type(tree)]

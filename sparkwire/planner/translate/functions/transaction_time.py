@@ -1,0 +1,108 @@
+"""now() and its kin as PostgreSQL (and Materialize) define them: the time the transaction began, the same value for
+every statement of a transaction block, whichever engine runs the statement.
+
+Contract: `uses_transaction_time(tree)` says whether a statement calls any of them (subqueries included);
+`with_transaction_time(tree, times)` returns a copy of `tree` in which each is a typed literal of `times`
+(a `StatementTimes`: the transaction's start, the statement's start, both aware datetimes, and the session's TimeZone),
+so neither engine's own clock (DuckDB's statement time, Spark's query start) is ever asked:
+- now(), transaction_timestamp(), CURRENT_TIMESTAMP[(p)] → timestamptz of the transaction's start;
+- LOCALTIMESTAMP[(p)] → timestamp, CURRENT_DATE → date, LOCALTIME[(p)] → time: that instant in the session's zone;
+- statement_timestamp() → timestamptz of the statement's start.
+A precision p rounds the fraction to p digits, as PostgreSQL does. clock_timestamp() and timeofday() stay the time
+of the call; CURRENT_TIME (time with time zone) is left to the engines, and so is a session TimeZone Python does not
+know (the local kinds only).
+`as_parameters(tree, times, first)` is the same with each value a parameter `$first`, `$first+1`, … instead of a
+literal, returned with the values and their DuckDB types: a statement evaluated again and again (an INSERT's
+VALUES) keeps one text, which its translation is remembered by.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlglot import exp
+
+_CALLS = frozenset({"transaction_timestamp", "statement_timestamp"})
+_NODES = (exp.CurrentTimestamp, exp.Localtimestamp, exp.CurrentDate, exp.Localtime)
+
+
+@dataclass(frozen=True, slots=True)
+class StatementTimes:
+    transaction: dt.datetime
+    statement: dt.datetime
+    zone: str
+
+
+def _is_call(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Anonymous) and not node.expressions and node.name.lower() in _CALLS
+
+
+def uses_transaction_time(tree: exp.Expression) -> bool:
+    return any(isinstance(node, _NODES) or _is_call(node) for node in tree.walk())
+
+
+def _rounded(value: dt.datetime, precision: exp.Expression | None) -> dt.datetime:
+    if not isinstance(precision, exp.Literal) or not precision.is_int:
+        return value
+    digits = min(max(int(precision.this), 0), 6)
+    step = 10 ** (6 - digits)
+    micros = (value.microsecond + step // 2) // step * step  # half up, as PostgreSQL rounds
+    return value.replace(microsecond=0) + dt.timedelta(microseconds=micros)
+
+
+def _value(node: exp.Expr, times: StatementTimes) -> tuple[object, str] | None:
+    """The value `node` stands for and its type (PostgreSQL's name), None to leave it to the engine."""
+    if _is_call(node):
+        at = times.statement if node.name.lower() == "statement_timestamp" else times.transaction
+        return at.astimezone(dt.UTC), "timestamptz"
+    if not isinstance(node, _NODES):
+        return None
+    moment = _rounded(times.transaction, node.args.get("this"))
+    if isinstance(node, exp.CurrentTimestamp):
+        return moment.astimezone(dt.UTC), "timestamptz"
+    try:
+        local = moment.astimezone(ZoneInfo(times.zone)).replace(tzinfo=None)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    if isinstance(node, exp.Localtimestamp):
+        return local, "timestamp"
+    if isinstance(node, exp.CurrentDate):
+        return local.date(), "date"
+    return local.time(), "time"
+
+
+def _text(value: object) -> str:
+    return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else str(value)
+
+
+def _calls(tree: exp.Expression) -> list[exp.Expr]:
+    return [n for n in tree.walk() if isinstance(n, _NODES) or _is_call(n)]
+
+
+def with_transaction_time(tree: exp.Expression, times: StatementTimes) -> exp.Expression:
+    out = tree.copy()
+    for node in _calls(out):
+        known = _value(node, times)
+        if known is not None:
+            node.replace(exp.Cast(this=exp.Literal.string(_text(known[0])), to=exp.DataType.build(known[1])))
+    return out
+
+
+_DUCKDB_TYPES = {"timestamptz": "TIMESTAMP WITH TIME ZONE", "timestamp": "TIMESTAMP", "date": "DATE", "time": "TIME"}
+
+
+def as_parameters(
+    tree: exp.Expression, times: StatementTimes, first: int
+) -> tuple[exp.Expression, list[object], list[str]]:
+    out = tree.copy()
+    values: list[object] = []
+    types: list[str] = []
+    for node in _calls(out):
+        known = _value(node, times)
+        if known is not None:
+            node.replace(exp.Parameter(this=exp.Literal.number(first + len(values))))
+            values.append(known[0])
+            types.append(_DUCKDB_TYPES[known[1]])
+    return out, values, types
