@@ -66,11 +66,7 @@ from sparkwire.planner.execute.write_values import (
 )
 from sparkwire.planner.grammar.dialect import PG
 from sparkwire.planner.translate.duckdb import SessionContext, parameter_index, to_duckdb
-from sparkwire.planner.translate.functions.transaction_time import (
-    StatementTimes,
-    as_parameters,
-    uses_transaction_time,
-)
+from sparkwire.planner.translate.functions.transaction_time import StatementTimes, parameter_value
 from sparkwire.storage.files import ROW_ID_COLUMN
 from sparkwire.storage.txn import WriteTxn
 
@@ -148,25 +144,30 @@ class _Evaluator:
         self._stack.close()
 
     def select(self, tree: exp.Expr) -> pa.Table:
-        params, types = self._params, self._types
-        if self._times is not None and isinstance(tree, exp.Expression) and uses_transaction_time(tree):
-            # now() and its kin: parameters past the statement's, so that the text (and its translation) repeats
-            tree, values, value_types = as_parameters(tree, self._times, len(params) + 1)
-            params, types = [*params, *values], [*types, *value_types]
         used = sorted({i for n in tree.find_all(exp.Parameter, exp.Placeholder) if (i := parameter_index(n))})
         for index in used:
-            if index > len(params) or index > len(types):
+            if index > len(self._params) or index > len(self._types):
                 raise e.UndefinedParameter(f"there is no parameter ${index}")
         numbers = {old: new for new, old in enumerate(used, 1)}
+        values = [self._params[i - 1] for i in used]
+        types = [self._types[i - 1] for i in used]
+        times = self._times
 
         def renumber(node: exp.Expr) -> exp.Expr:
             index = parameter_index(node) if isinstance(node, exp.Expression) else None
-            return node if index is None else exp.Parameter(this=exp.Literal.number(numbers[index]))
+            if index is not None:
+                return exp.Parameter(this=exp.Literal.number(numbers[index]))
+            known = parameter_value(node, times) if times is not None else None
+            if known is None:
+                return node
+            values.append(known[0])  # now() and its kin: parameters after the statement's, so the text repeats
+            types.append(known[1])
+            return exp.Parameter(this=exp.Literal.number(len(values)))
 
         renumbered = tree.transform(renumber)
         assert isinstance(renumbered, exp.Expression)
-        sql = _translated(renumbered, self._ctx, [types[i - 1] for i in used])
-        columns, batches = self._duck.query(sql, [params[i - 1] for i in used])
+        sql = _translated(renumbered, self._ctx, types)
+        columns, batches = self._duck.query(sql, values)
         collected = list(batches)
         if not collected:
             return _empty([(c.name, c.engine_type) for c in columns])

@@ -11,9 +11,8 @@ so neither engine's own clock (DuckDB's statement time, Spark's query start) is 
 A precision p rounds the fraction to p digits, as PostgreSQL does. clock_timestamp() and timeofday() stay the time
 of the call; CURRENT_TIME (time with time zone) is left to the engines, and so is a session TimeZone Python does not
 know (the local kinds only).
-`as_parameters(tree, times, first)` is the same with each value a parameter `$first`, `$first+1`, … instead of a
-literal, returned with the values and their DuckDB types: a statement evaluated again and again (an INSERT's
-VALUES) keeps one text, which its translation is remembered by.
+`parameter_value(node, times)` is one call's value and DuckDB type, to bind as a parameter instead of a literal: a
+statement evaluated again and again (an INSERT's VALUES) keeps one text, which its translation is remembered by.
 """
 
 from __future__ import annotations
@@ -93,16 +92,7 @@ def with_transaction_time(tree: exp.Expression, times: StatementTimes) -> exp.Ex
 _DUCKDB_TYPES = {"timestamptz": "TIMESTAMP WITH TIME ZONE", "timestamp": "TIMESTAMP", "date": "DATE", "time": "TIME"}
 
 
-def as_parameters(
-    tree: exp.Expression, times: StatementTimes, first: int
-) -> tuple[exp.Expression, list[object], list[str]]:
-    out = tree.copy()
-    values: list[object] = []
-    types: list[str] = []
-    for node in _calls(out):
-        known = _value(node, times)
-        if known is not None:
-            node.replace(exp.Parameter(this=exp.Literal.number(first + len(values))))
-            values.append(known[0])
-            types.append(_DUCKDB_TYPES[known[1]])
-    return out, values, types
+def parameter_value(node: exp.Expr, times: StatementTimes) -> tuple[object, str] | None:
+    """For one of the calls, its value and DuckDB type, to bind as a parameter; None for any other node."""
+    known = _value(node, times) if isinstance(node, _NODES) or _is_call(node) else None
+    return None if known is None else (known[0], _DUCKDB_TYPES[known[1]])
