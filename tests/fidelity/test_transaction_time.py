@@ -76,3 +76,20 @@ def test_precision_rounds_and_the_local_kinds_follow_the_time_zone(conn: Conn) -
             "CURRENT_DATE = (now() AT TIME ZONE 'Asia/Kolkata')::date, "
             "LOCALTIME = (now() AT TIME ZONE 'Asia/Kolkata')::time"
         ).fetchone() == (True, True, True, True)
+
+
+def test_special_inputs_are_the_transaction_time(conn: Conn, table: str) -> None:
+    """`'now'`, `'today'`, `'tomorrow'`, `'yesterday'` cast to a date/time type, in the session's zone."""
+    conn.execute("SET TimeZone = 'America/St_Johns'")
+    checks = (
+        "'now'::timestamptz = now(), timestamptz 'now' = now(), ' Now '::timestamp = LOCALTIMESTAMP, "
+        "'today'::date = CURRENT_DATE, 'tomorrow'::date = CURRENT_DATE + 1, "
+        "'yesterday'::timestamp = (CURRENT_DATE - 1)::timestamp, "
+        "'today'::timestamptz <= now() AND now() < 'tomorrow'::timestamptz"
+    )
+    with conn.transaction():
+        conn.execute("SELECT pg_sleep(0.01)")
+        assert conn.execute(f"SELECT {checks}").fetchone() == (True,) * 7
+        assert conn.execute(f"SELECT {checks} FROM {table} WHERE k = 0").fetchone() == (True,) * 7  # Spark
+        conn.execute(f"INSERT INTO {table} (k, at) VALUES (30, 'now'::timestamptz)")
+        assert _one(conn, f"SELECT at = now() FROM {table} WHERE k = 30") is True

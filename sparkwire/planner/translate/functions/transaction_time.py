@@ -7,7 +7,9 @@ Contract: `uses_transaction_time(tree)` says whether a statement calls any of th
 so neither engine's own clock (DuckDB's statement time, Spark's query start) is ever asked:
 - now(), transaction_timestamp(), CURRENT_TIMESTAMP[(p)] → timestamptz of the transaction's start;
 - LOCALTIMESTAMP[(p)] → timestamp, CURRENT_DATE → date, LOCALTIME[(p)] → time: that instant in the session's zone;
-- statement_timestamp() → timestamptz of the statement's start.
+- statement_timestamp() → timestamptz of the statement's start;
+- PostgreSQL's special inputs cast to a date/time type: `'now'` (the transaction's start), `'today'`, `'tomorrow'`,
+  `'yesterday'` (midnight of that day in the session's zone): `'today'::date`, `timestamptz 'now'`.
 A precision p rounds the fraction to p digits, as PostgreSQL does. clock_timestamp() and timeofday() stay the time
 of the call; CURRENT_TIME (time with time zone) is left to the engines, and so is a session TimeZone Python does not
 know (the local kinds only).
@@ -25,6 +27,12 @@ from sqlglot import exp
 
 _CALLS = frozenset({"transaction_timestamp", "statement_timestamp"})
 _NODES = (exp.CurrentTimestamp, exp.Localtimestamp, exp.CurrentDate, exp.Localtime)
+_DAYS = {"now": 0, "today": 0, "tomorrow": 1, "yesterday": -1}  # PostgreSQL's special date/time inputs
+_SPECIAL_TYPES = {
+    exp.DataType.Type.DATE: "date",
+    exp.DataType.Type.TIMESTAMP: "timestamp",
+    exp.DataType.Type.TIMESTAMPTZ: "timestamptz",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +46,20 @@ def _is_call(node: exp.Expr) -> bool:
     return isinstance(node, exp.Anonymous) and not node.expressions and node.name.lower() in _CALLS
 
 
+def _special(node: exp.Expr) -> tuple[str, str] | None:
+    """`'today'::date`, `timestamptz 'now'`, …: the special input and the type, for a cast of one to a date/time."""
+    if not (isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string):
+        return None
+    word, type_name = node.this.this.strip().lower(), _SPECIAL_TYPES.get(node.to.this)
+    return (word, type_name) if word in _DAYS and type_name is not None else None
+
+
+def _is_timed(node: exp.Expr) -> bool:
+    return isinstance(node, _NODES) or _is_call(node) or _special(node) is not None
+
+
 def uses_transaction_time(tree: exp.Expression) -> bool:
-    return any(isinstance(node, _NODES) or _is_call(node) for node in tree.walk())
+    return any(_is_timed(node) for node in tree.walk())
 
 
 def _rounded(value: dt.datetime, precision: exp.Expression | None) -> dt.datetime:
@@ -51,8 +71,30 @@ def _rounded(value: dt.datetime, precision: exp.Expression | None) -> dt.datetim
     return value.replace(microsecond=0) + dt.timedelta(microseconds=micros)
 
 
+def _special_value(word: str, type_name: str, times: StatementTimes) -> tuple[object, str] | None:
+    try:
+        zone = ZoneInfo(times.zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    local = times.transaction.astimezone(zone)
+    if word == "now":
+        if type_name == "timestamptz":
+            return times.transaction.astimezone(dt.UTC), type_name
+        return (local.replace(tzinfo=None) if type_name == "timestamp" else local.date()), type_name
+    day = local.date() + dt.timedelta(days=_DAYS[word])
+    if type_name == "date":
+        return day, type_name
+    midnight = dt.datetime.combine(day, dt.time())
+    if type_name == "timestamp":
+        return midnight, type_name
+    return midnight.replace(tzinfo=zone).astimezone(dt.UTC), type_name
+
+
 def _value(node: exp.Expr, times: StatementTimes) -> tuple[object, str] | None:
     """The value `node` stands for and its type (PostgreSQL's name), None to leave it to the engine."""
+    special = _special(node)
+    if special is not None:
+        return _special_value(*special, times)
     if _is_call(node):
         at = times.statement if node.name.lower() == "statement_timestamp" else times.transaction
         return at.astimezone(dt.UTC), "timestamptz"
@@ -77,7 +119,7 @@ def _text(value: object) -> str:
 
 
 def _calls(tree: exp.Expression) -> list[exp.Expr]:
-    return [n for n in tree.walk() if isinstance(n, _NODES) or _is_call(n)]
+    return [n for n in tree.walk() if _is_timed(n)]
 
 
 def with_transaction_time(tree: exp.Expression, times: StatementTimes) -> exp.Expression:
@@ -94,5 +136,5 @@ _DUCKDB_TYPES = {"timestamptz": "TIMESTAMP WITH TIME ZONE", "timestamp": "TIMEST
 
 def parameter_value(node: exp.Expr, times: StatementTimes) -> tuple[object, str] | None:
     """For one of the calls, its value and DuckDB type, to bind as a parameter; None for any other node."""
-    known = _value(node, times) if isinstance(node, _NODES) or _is_call(node) else None
+    known = _value(node, times) if _is_timed(node) else None
     return None if known is None else (known[0], _DUCKDB_TYPES[known[1]])
