@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
@@ -94,6 +95,18 @@ def _views() -> dict[str, str]:
     }
 
 
+GIVE_WAY_SECONDS = 0.0002
+ROWS_PER_TURN = 100  # rows made (records → rows → Arrow) between two hand-overs of the GIL
+
+
+def give_way() -> None:
+    """Let a thread waiting for the GIL have it now. The writer runs Python and DuckDB's parser in stretches of a
+    millisecond or more; a connection thread that wakes with a client's bytes meanwhile would wait for Python's
+    switch interval (2 ms) before asking for the GIL. A short sleep between the stretches hands it over at once
+    (a zero sleep would not: the writer takes the GIL back before the woken thread runs)."""
+    time.sleep(GIVE_WAY_SECONDS)
+
+
 class HistoryDatabase:
     def __init__(self, engine: DuckDBEngine, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,6 +142,7 @@ class HistoryDatabase:
             for table, rows in ((_SESSIONS, sessions), (_EXECUTIONS, executions)):
                 if rows:
                     self._insert(table, rows)
+                    give_way()
             con.commit()
         except BaseException:
             con.rollback()
@@ -136,8 +150,11 @@ class HistoryDatabase:
 
     def _insert(self, table: str, rows: Sequence[HistoryRow]) -> None:
         rel: BuiltinRelation = _TABLES[table]
-        data: pa.Table = arrow_rows(rel, cast(Sequence[Row], rows))
-        self._con.insert_arrow(table, column_sqls(rel), data)
+        pieces: list[pa.Table] = []
+        for start in range(0, len(rows), ROWS_PER_TURN):  # converting holds the GIL: a piece at a time
+            pieces.append(arrow_rows(rel, cast(Sequence[Row], rows[start : start + ROWS_PER_TURN])))
+            give_way()
+        self._con.insert_arrow(table, column_sqls(rel), pa.concat_tables(pieces))
 
     def newest(self, limit: int) -> tuple[list[Column], pa.Table]:
         """The activity log's newest `limit` rows, newest first: what a reader's `SELECT * FROM

@@ -7,10 +7,11 @@ Contract:
   therefore never slowed or failed by its own logging.
 - The writer thread wakes every `interval` seconds (0.25: a batch's fixed cost is spread over many statements),
   renders the queued records (SHA-256, kept and redacted text: sqltext.py) and writes them in one transaction
-  (database.py); statements still in flight are rewritten (with `finished_at` NULL) each time the set changes, so a
-  statement that never finishes is visible. Every `RETENTION_CHECK` seconds it deletes what is older than the
-  retention. A failed batch is logged, counted (`failed_batches`) and dropped: the history is best effort, user
-  statements are not.
+  (database.py), handing the GIL over between its steps and every `ROWS_PER_TURN` rows (`give_way`: a connection
+  thread that wakes meanwhile does not wait out Python's switch interval); statements still in flight are rewritten
+  (with `finished_at` NULL) each time the set changes, so a statement that never finishes is visible. Every
+  `RETENTION_CHECK` seconds it deletes what is older than the retention. A failed batch is logged, counted
+  (`failed_batches`) and dropped: the history is best effort, user statements are not.
 - `settings()` returns the current `HistorySettings` (the system's max sample rate and retention, from ALTER
   SYSTEM, through the callable given at construction); sessions read it at each statement, so it must be cheap.
 - `flush()` writes everything queued now, on the caller's thread, and returns when it is durable; `close()` flushes
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sparkwire.engine.duckdb import DuckDBEngine
-from sparkwire.introspection.history.database import HistoryDatabase, HistoryRow
+from sparkwire.introspection.history.database import ROWS_PER_TURN, HistoryDatabase, HistoryRow, give_way
 from sparkwire.introspection.history.recent import CAPACITY, RecentActivity
 from sparkwire.introspection.history.records import Execution, SessionRecord, now
 from sparkwire.introspection.history.sqltext import keep
@@ -124,6 +125,7 @@ class HistoryLog:
                 self.failed_batches += 1
                 log.exception("writing the statement history failed; this batch is dropped")
             if changed:
+                give_way()
                 self.read_back()
 
     def read_back(self) -> None:
@@ -143,7 +145,10 @@ class HistoryLog:
         done = [self._finished.popleft() for _ in range(len(self._finished))]
         with self._inflight_lock:
             inflight = list(self._inflight.values())
-        executions = [_row(execution) for execution in done]
+        executions: list[HistoryRow] = []
+        for start in range(0, len(done), ROWS_PER_TURN):
+            executions.extend(_row(execution) for execution in done[start : start + ROWS_PER_TURN])
+            give_way()
         running_ids = frozenset(x.execution_id for x in inflight)
         running = [_row(x) for x in inflight] if running_ids != self._running_shown else None
         if not (sessions or executions or running is not None):
