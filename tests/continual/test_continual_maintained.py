@@ -14,6 +14,9 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 
+from sparkwire.compute.dataflow.maintainer import DROP_WAIT_SECONDS
+from tests.support.server import SparkwireServer
+
 Conn = psycopg.Connection[tuple[object, ...]]
 
 pytestmark = pytest.mark.timeout(600)
@@ -184,3 +187,19 @@ def test_maintenance_relation_shows_each_views_plan(sw: Conn, names: dict[str, s
     incremental, recompute = rows
     assert incremental[2] is None and "Reduce" in str(incremental[3]) and incremental[4:] == (True, True, True, None)
     assert "subquery" in str(recompute[2]) and recompute[3] is None
+
+
+def test_a_view_dropped_with_its_table_stops_without_a_failure(server: SparkwireServer, sw: Conn) -> None:
+    """DROP TABLE … CASCADE while the table is written: the view's maintainer is stopped before the table's storage
+    goes, so it never meets a missing table (that was a traceback in the log: `maintaining … failed`)."""
+    seen = len(server.log())
+    for _ in range(8):
+        table = f"cx_{uuid.uuid4().hex[:8]}"
+        sw.execute(f"CREATE TABLE {table} (k int, v int)")
+        sw.execute(f"CREATE MATERIALIZED VIEW {table}_v AS SELECT k, sum(v) AS s FROM {table} GROUP BY k")
+        with psycopg.connect(sw.info.dsn, autocommit=True) as writer:
+            for i in range(30):
+                writer.execute(f"INSERT INTO {table} VALUES (%s, %s)", (i % 3, i))
+        sw.execute(f"DROP TABLE {table} CASCADE")
+    time.sleep(DROP_WAIT_SECONDS + 0.5)
+    assert "maintaining" not in server.log()[seen:]

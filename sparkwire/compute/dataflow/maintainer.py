@@ -2,11 +2,12 @@
 so that reads find them ready (COMPUTE, seed 001; docs/continual.md).
 
 Contract:
-- `Maintainers(storage, running)` is process-wide. `sync(objects)` starts a `Maintained` for every object newly
-  listed (a `MaintainedObject`: id, cluster, input tables, contents schema and `Maintenance`, plus `recompute`, the
-  full computation used when the planner found no incremental plan) and stops those no longer listed; `close()`
-  stops all. `running(object_id, cluster_id)` is the cluster controller's context for the work (it raises while
-  the cluster has no replica: the object is then paused, as a source is).
+- `Maintainers(storage, running)` is process-wide. `sync(objects)` starts a `Maintained` for every object newly listed
+  (a `MaintainedObject`: id, cluster, input tables, contents schema and `Maintenance`, plus `recompute`, the full
+  computation used when the planner found no incremental plan) and stops those no longer listed; `discard(ids)` stops
+  dropped objects before their input tables go (a maintainer that still meets a table gone with such a DROP stops
+  quietly); `close()` stops all. `running(object_id, cluster_id)` is the cluster controller's context for the work (it
+  raises while the cluster has no replica: the object is then paused, as a source is).
 - Each `Maintained` follows the storage's commits (`Storage.wait_for_commit`): at each commit timestamp that
   changed one of its input tables it computes the contents (hydration first; then `Dataflow.step` on the changes,
   or `recompute` for a view without a plan) and publishes them with the input tables' version; a commit that
@@ -52,6 +53,7 @@ Publish = Callable[[str, int, Version, float, pa.Table], None]
 HISTORY = 8
 BATCH_COMMITS = 16
 IDLE_WAIT_SECONDS = 1.0
+DROP_WAIT_SECONDS = 1.0  # how long a maintainer that lost an input table waits to be stopped by its DROP
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +170,8 @@ class Maintained:
                         return
                     self._advance(snapshot)
             except Exception as exc:
+                if isinstance(exc, errors.UndefinedTable) and self._stop.wait(DROP_WAIT_SECONDS):
+                    return  # an input table went with a DROP that stops this object too: nothing went wrong
                 paused = isinstance(exc, NoReplicas)
                 if not paused:
                     log.warning("maintaining %s failed", self.obj.id, exc_info=True)
@@ -209,6 +213,14 @@ class Maintainers:
         self._on_publish = on_publish
         self._lock = threading.Lock()
         self._objects: dict[str, Maintained] = {}
+
+    def discard(self, object_ids: Iterable[str]) -> None:
+        """Stop these objects now (dropped: before their input tables go)."""
+        with self._lock:
+            for object_id in object_ids:
+                maintained = self._objects.pop(object_id, None)
+                if maintained is not None:
+                    maintained.stop()
 
     def sync(self, objects: list[MaintainedObject]) -> None:
         wanted = {o.id: o for o in objects}

@@ -127,6 +127,7 @@ class DataPlane:
         self.clusters.sync(result.state)
         if result.dropped:
             self.sources.sync(result.state)  # a dropped source stops before its storage goes
+            self.maintainers.discard(ref.id for ref in result.dropped if ref.kind == "item")  # and a dropped view
         for ref in result.dropped:
             self._forget(before, ref)
         for ref in result.created:
