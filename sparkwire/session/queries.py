@@ -88,8 +88,8 @@ class Queries:
             return self.fields(plan, cached[0]), RowSource(iter(cached[1]), contextlib.nullcontext)
         life.prepare_engine()
         tree = s.user.readable(plan)  # 42501 unless the role may read every relation (may add a row filter)
-        if plan.transaction_time and plan.tree is not None:  # now() and its kin: the transaction's start
-            tree = with_transaction_time(tree if tree is not None else plan.tree, self.times())
+        if plan.transaction_time and tree is not None:  # now() and its kin: the transaction's start
+            tree = with_transaction_time(tree, self.times())
         if s.user.reads_user_data(plan):
             fields = s.user.described(plan, lambda: self.describe(plan) or ())
             timezone = s.vars.get("TimeZone")

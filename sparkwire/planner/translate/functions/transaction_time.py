@@ -2,9 +2,9 @@
 every statement of a transaction block, whichever engine runs the statement.
 
 Contract: `uses_transaction_time(tree)` says whether a statement calls any of them (subqueries included);
-`with_transaction_time(tree, times)` returns a copy of `tree` in which each is a typed literal of `times`
-(a `StatementTimes`: the transaction's start, the statement's start, both aware datetimes, and the session's TimeZone),
-so neither engine's own clock (DuckDB's statement time, Spark's query start) is ever asked:
+`with_transaction_time(tree, times)` returns a copy of `tree` (`tree` itself when it calls none) in which each is a
+typed literal of `times` (a `StatementTimes`: the transaction's start, the statement's start, both aware datetimes,
+and the session's TimeZone), so neither engine's own clock (DuckDB's statement time, Spark's query start) is asked:
 - now(), transaction_timestamp(), CURRENT_TIMESTAMP[(p)] → timestamptz of the transaction's start;
 - LOCALTIMESTAMP[(p)] → timestamp, CURRENT_DATE → date, LOCALTIME[(p)] → time: that instant in the session's zone;
 - statement_timestamp() → timestamptz of the statement's start;
@@ -123,6 +123,8 @@ def _calls(tree: exp.Expression) -> list[exp.Expr]:
 
 
 def with_transaction_time(tree: exp.Expression, times: StatementTimes) -> exp.Expression:
+    if not uses_transaction_time(tree):
+        return tree  # nothing to replace: no copy (an INSERT … SELECT's query passes here each time)
     out = tree.copy()
     for node in _calls(out):
         known = _value(node, times)
