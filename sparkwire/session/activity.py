@@ -2,8 +2,9 @@
 
 Contract: `Activity(state, workload)` is made once per session. For each statement the session calls
 `begin(plan, params, prepared_name)` before running it (the live row turns `active` with the statement's text and
-start; with probability min(statement_logging_sample_rate, statement_logging_max_sample_rate) an `Execution` is
-handed to the history), then exactly one of:
+start; with probability min(statement_logging_sample_rate, statement_logging_max_sample_rate), and when the history's
+data rate allows it (statement_logging_target_data_rate: history/throttle.py), an `Execution` is handed to the
+history), then exactly one of:
 - `failed(execution, error)`: the statement raised (57014 → `canceled`, anything else → `error` with its message);
 - `result(execution, result, finish_on_end)`: the statement produced `result`. A result with rows is metered: its
   stream counts rows and bytes, and the execution finishes when that stream ends (`finish_on_end`, the simple
@@ -28,6 +29,8 @@ from sparkwire import errors as e
 from sparkwire.api import CommandComplete, Result, Rows, RowStream
 from sparkwire.introspection.history.log import HistoryLog, HistorySettings
 from sparkwire.introspection.history.records import Execution, ExecutionContext, SessionRecord
+from sparkwire.introspection.history.sqltext import MAX_SQL_BYTES
+from sparkwire.introspection.history.throttle import row_cost
 from sparkwire.introspection.peeks import Peek
 from sparkwire.introspection.sessions import LiveActivity
 from sparkwire.planner.planning.plan import Plan
@@ -158,13 +161,13 @@ class Activity:
         if rate <= 0.0 or (rate < 1.0 and random.random() >= rate):
             s.user.execution_id = ""
             return None
+        texts = tuple(_param_text(p) for p in params) if params else ()
+        throttled = w.history.admit(row_cost(min(len(plan.sql), MAX_SQL_BYTES), texts), w.history.settings())
+        if throttled is None:  # over the history's data rate: not logged, counted on the next one logged
+            s.user.execution_id = ""
+            return None
         execution = Execution(
-            context,
-            plan.sql,
-            self._transaction_id,
-            prepared_name,
-            _statement_type(plan),
-            tuple(_param_text(p) for p in params) if params else (),
+            context, plan.sql, self._transaction_id, prepared_name, _statement_type(plan), texts, throttled
         )
         self._open[execution.execution_id] = execution
         s.user.execution_id = str(execution.execution_id)  # its Spark jobs carry it (mz_spark_jobs)

@@ -196,7 +196,16 @@ class PlannerService:
             return seen[1]
         rate = defaults.get("statement_logging_max_sample_rate", lookup("statement_logging_max_sample_rate").default)
         retention = defaults.get("statement_logging_retention", lookup("statement_logging_retention").default)
-        settings = HistorySettings(float(rate), datetime.timedelta(milliseconds=duration_ms(retention)))
+        rate_limit, credit = (
+            defaults.get(name, lookup(name).default)
+            for name in ("statement_logging_target_data_rate", "statement_logging_max_data_credit")
+        )
+        settings = HistorySettings(
+            float(rate),
+            datetime.timedelta(milliseconds=duration_ms(retention)),
+            int(rate_limit) if rate_limit else None,
+            int(credit) if credit else None,
+        )
         self._settings_seen = (defaults, settings)
         return settings
 

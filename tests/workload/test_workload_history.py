@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from pathlib import Path
 
@@ -195,6 +196,46 @@ def test_history_survives_a_restart(tmp_path: Path) -> None:
         server.stop()
     assert rows == [("success", 1)]
     assert sessions == (2,)
+
+
+def test_the_history_keeps_to_its_data_rate(tmp_path: Path) -> None:
+    """Materialize's throttle (history/throttle.py): past the burst credit, statements are not logged, and the next
+    one logged counts them in `throttled_count`. A server of its own: the bucket is server-wide and drained here."""
+    marker = _marker()
+    server = SparkwireServer.start(tmp_path / "data", "--spark-start", "on-demand")
+    try:
+        with psycopg.connect(server.dsn, autocommit=True) as admin, psycopg.connect(server.dsn) as other:
+            other.autocommit = True
+            assert admin.execute("SHOW statement_logging_target_data_rate").fetchone() == ("2071",)
+            assert admin.execute("SHOW statement_logging_max_data_credit").fetchone() == ("52428800",)
+            with pytest.raises(psycopg.errors.CantChangeRuntimeParam):
+                other.execute("SET statement_logging_target_data_rate = 10")
+            with pytest.raises(psycopg.errors.InvalidParameterValue):
+                admin.execute("ALTER SYSTEM SET statement_logging_max_data_credit = -1")
+            admin.execute("ALTER SYSTEM SET statement_logging_target_data_rate = 0")  # no refill
+            admin.execute("ALTER SYSTEM SET statement_logging_max_data_credit = 4000")  # a dozen short statements
+            for i in range(40):
+                other.execute(f"SELECT {i} AS {marker}").fetchall()
+            admin.execute("ALTER SYSTEM SET statement_logging_target_data_rate = 20000")  # throttled too: rate 0 yet
+            time.sleep(0.3)  # the bucket refills (6,000 bytes, up to the credit)
+            other.execute(f"SELECT 1 AS {marker}_after").fetchall()  # logged, with the count
+            admin.execute("ALTER SYSTEM SET statement_logging_target_data_rate = ''")  # unlimited
+            assert admin.execute("SHOW statement_logging_target_data_rate").fetchone() == ("",)
+            (after,) = poll(
+                admin,
+                "SELECT throttled_count::int FROM mz_internal.mz_recent_activity_log WHERE sql LIKE %s "
+                "AND finished_at IS NOT NULL",
+                (f"%{marker}_after",),
+            )
+            logged = admin.execute(
+                "SELECT count(*)::int, sum(throttled_count)::int FROM mz_internal.mz_recent_activity_log "
+                "WHERE sql LIKE %s",
+                (f"SELECT % AS {marker}",),
+            ).fetchone()
+    finally:
+        server.stop()
+    assert logged is not None and 0 < logged[0] < 40 and logged[1] == 0  # the first ones, until the credit ran out
+    assert after == (40 - logged[0] + 1,)  # every SELECT not logged, and the ALTER SYSTEM before it
 
 
 def test_spark_jobs_name_their_statement(sw: psycopg.Connection[tuple[object, ...]]) -> None:

@@ -12,8 +12,10 @@ Contract:
   (with `finished_at` NULL) each time the set changes, so a statement that never finishes is visible. Every
   `RETENTION_CHECK` seconds it deletes what is older than the retention. A failed batch is logged, counted
   (`failed_batches`) and dropped: the history is best effort, user statements are not.
-- `settings()` returns the current `HistorySettings` (the system's max sample rate and retention, from ALTER
-  SYSTEM, through the callable given at construction); sessions read it at each statement, so it must be cheap.
+- `settings()` returns the current `HistorySettings` (the system's max sample rate, retention and data rate, from
+  ALTER SYSTEM, through the callable given at construction); sessions read it at each statement, so it must be cheap.
+- `admit(cost, settings)`: whether a sampled statement is logged under the data rate (throttle.py) — the number of
+  statements throttled before it, or None.
 - `flush()` writes everything queued now, on the caller's thread, and returns when it is durable; `close()` flushes
   and stops the thread.
 - `recent` (recent.py) holds the activity log's newest rows as the writer's connection reads them back after each
@@ -37,6 +39,7 @@ from sparkwire.introspection.history.database import ROWS_PER_TURN, HistoryDatab
 from sparkwire.introspection.history.recent import CAPACITY, RecentActivity
 from sparkwire.introspection.history.records import Execution, SessionRecord, now
 from sparkwire.introspection.history.sqltext import keep
+from sparkwire.introspection.history.throttle import DEFAULT_MAX_DATA_CREDIT, DEFAULT_TARGET_DATA_RATE, LoggingThrottle
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,8 @@ RETENTION_CHECK = 60.0
 class HistorySettings:
     max_sample_rate: float = 1.0
     retention: datetime.timedelta = datetime.timedelta(days=30)
+    target_data_rate: int | None = DEFAULT_TARGET_DATA_RATE  # bytes per second; None: unlimited
+    max_data_credit: int | None = DEFAULT_MAX_DATA_CREDIT  # bytes; None: unlimited
 
 
 class HistoryLog:
@@ -61,6 +66,7 @@ class HistoryLog:
     ) -> None:
         self._db = HistoryDatabase(engine, path)
         self.recent = RecentActivity()
+        self._throttle = LoggingThrottle()
         self._settings = settings
         self._interval = interval
         self._sessions: deque[SessionRecord] = deque()
@@ -83,6 +89,11 @@ class HistoryLog:
 
     def settings(self) -> HistorySettings:
         return self._settings()
+
+    def admit(self, cost: int, settings: HistorySettings) -> int | None:
+        """Whether a sampled statement whose row takes about `cost` bytes is logged (throttle.py): the number of
+        statements throttled before it, or None when it is throttled itself."""
+        return self._throttle.admit(cost, settings.target_data_rate, settings.max_data_credit)
 
     def session_started(self, record: SessionRecord) -> None:
         if len(self._sessions) < MAX_PENDING:

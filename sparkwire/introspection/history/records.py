@@ -69,6 +69,7 @@ class Execution:
     prepared_statement_name: str
     statement_type: str | None
     params: tuple[str | None, ...] = ()
+    throttled_count: int = 0  # statements not logged (over the data rate) since the one logged before it
     execution_id: uuid.UUID = field(default_factory=new_id)
     began_at: datetime.datetime = field(default_factory=now)
     execution_strategy: str | None = None
@@ -112,8 +113,8 @@ class Execution:
             self.params, MZ_VERSION, self.began_at, self.finished_at, self.finished_status, self.error_message,
             self.result_size, self.rows_returned, self.execution_strategy, self.transaction_id,
             str(uuid.UUID(int=self.execution_id.int ^ _PREPARED, version=4)), sql_hash, self.prepared_statement_name,
-            s.session_text, self.began_at, self.statement_type, 0, s.connected_at, s.initial_application_name,
-            s.authenticated_user, sql, redacted_sql, self.dependencies_finished_at,
+            s.session_text, self.began_at, self.statement_type, self.throttled_count, s.connected_at,
+            s.initial_application_name, s.authenticated_user, sql, redacted_sql, self.dependencies_finished_at,
         )  # fmt: skip
 
 

@@ -29,6 +29,7 @@ from functools import cache
 
 from sparkwire import errors as e
 from sparkwire.api import ParameterStatusSink
+from sparkwire.introspection.history.throttle import DEFAULT_MAX_DATA_CREDIT, DEFAULT_TARGET_DATA_RATE
 from sparkwire.planner.grammar.search_path import split_list
 from sparkwire.planner.statements.byte_sizes import normalize_byte_size
 from sparkwire.planner.statements.materialize_variables import MZ_VARIABLES
@@ -252,6 +253,13 @@ def _ratio(name: str, value: str) -> str:
     return format(number, "g")
 
 
+def _optional_bytes(name: str, value: str) -> str:
+    """A number of bytes (per second) or '' for unlimited (Materialize's NULL)."""
+    if not value.strip():
+        return ""
+    return _integer(0, 2**63 - 1)(name, value)
+
+
 _MZ_KINDS: dict[str, Normalizer] = {
     "bool": _boolean,
     "text": _text,
@@ -388,6 +396,21 @@ VARIABLES: tuple[Variable, ...] = (
         "30d",
         "How long the statement history keeps statements and sessions (ALTER SYSTEM only).",
         _retention,
+        system_only=True,
+    ),
+    Variable(
+        "statement_logging_target_data_rate",
+        str(DEFAULT_TARGET_DATA_RATE),
+        "The sustained bytes per second the statement history may take, or '' for unlimited (ALTER SYSTEM only).",
+        _optional_bytes,
+        system_only=True,
+    ),
+    Variable(
+        "statement_logging_max_data_credit",
+        str(DEFAULT_MAX_DATA_CREDIT),
+        "The most bytes the statement history may take in a burst above its data rate, or '' for unlimited "
+        "(ALTER SYSTEM only).",
+        _optional_bytes,
         system_only=True,
     ),
     *(Variable(name, default, description, _MZ_KINDS[kind]) for name, default, kind, description in MZ_VARIABLES),
