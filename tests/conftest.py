@@ -21,6 +21,10 @@ from tests.support.server import SparkwireServer
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkwireServer]:
     srv = SparkwireServer.start(tmp_path_factory.mktemp("sparkwire"))
+    with psycopg.connect(srv.dsn, autocommit=True) as conn:
+        # every statement of the suite is logged: the history's data rate (a budget shared by the whole server) is
+        # not spent by one test for another's; tests/workload/test_workload_history.py tests it on a server of its own
+        conn.execute("ALTER SYSTEM SET statement_logging_target_data_rate = ''")
     try:
         yield srv
     finally:
