@@ -2,8 +2,10 @@
 load, in one run, with the ratio.
 
 Run: `python -m bench.introspection_under_load [--iterations N] [--min-load-seconds S] [--heavy-sessions K]
-[--rows R] [--cluster-applications]` (the last: the server runs with that flag, so the load runs in quickstart's
-own Spark application, a separate JVM in its own autogroup, whose jobs mz_spark_jobs reads from its UI's REST API).
+[--rows R] [--cluster-applications] [--max-sample-rate F]` (`--cluster-applications`: the server runs with that
+flag, so the load runs in quickstart's own Spark application, a separate JVM in its own autogroup, whose jobs
+mz_spark_jobs reads from its UI's REST API; `--max-sample-rate 0`: no statement is logged, so the statement
+history's writer takes no share of either phase).
 
 Starts `sparkwire serve` (embedded Spark) in a temp dir, waits for Spark, and loads a table of R rows written in 8
 batches (8 Parquet files, so a scan has 8 tasks). Then, from one psycopg connection, it times N rounds of five
@@ -219,6 +221,12 @@ def main() -> None:
     )
     parser.add_argument("--no-postgres", action="store_true", help="skip the PostgreSQL 15 reference")
     parser.add_argument(
+        "--max-sample-rate",
+        type=float,
+        help="ALTER SYSTEM SET statement_logging_max_sample_rate to this first (0: the statement history's writer "
+        "idle, to see its share of either phase's tail)",
+    )
+    parser.add_argument(
         "--cluster-applications",
         action="store_true",
         help="serve with that flag: the load runs in quickstart's own Spark application (a JVM of its own)",
@@ -233,6 +241,8 @@ def main() -> None:
                 conn = stack.enter_context(psycopg.connect(server.dsn, autocommit=True))
                 pg = None if oracle is None else stack.enter_context(psycopg.connect(oracle.dsn, autocommit=True))
                 setup(conn, args.rows)
+                if args.max_sample_rate is not None:
+                    conn.execute(f"ALTER SYSTEM SET statement_logging_max_sample_rate = {args.max_sample_rate:g}")
                 queries = dict(QUERIES)
                 try:
                     conn.execute(queries["spark jobs"]).fetchall()
@@ -257,6 +267,8 @@ def main() -> None:
             if oracle is not None:
                 oracle.stop()
     print(f"load: {args.heavy_sessions} sessions of `{HEAVY}` over {args.rows} rows, one INSERT every 50 ms")
+    if args.max_sample_rate is not None:
+        print(f"statement_logging_max_sample_rate = {args.max_sample_rate:g}: that share of statements is logged")
     print(f"during the {elapsed:.1f} s under load: {load.jobs} heavy jobs finished, {load.writes} INSERTs, "
           f"{len(load.errors)} errors {load.errors[:1]}; CPU busy (all cores): {load_busy:.0%} under load, "
           f"{idle_busy:.0%} idle")
