@@ -329,7 +329,8 @@ class UserData:
         try:
             with on_behalf_of(self.execution_id):
                 facts = with_session_facts(tree, self._ctx())
-                query = executor.prepare(facts, state, names, read, param_types, results_as_text=results_as_text)
+                zone = self.setting("TimeZone") if self.setting is not None else "UTC"
+                query = executor.prepare(facts, state, names, read, param_types, results_as_text, zone)
             with self._lock:
                 self._job_tag = tag
             self.last_job_tag, self.last_job_engine = tag, None  # EXPLAIN ANALYZE reads this statement's jobs by it
@@ -562,7 +563,7 @@ class UserData:
         if plan.mz_now:
             facts = with_read_ts(facts, read.snapshot.ts, "spark", self.column_types(plan.tree))
         types = [t[1] for t in plan.param_types]
-        query = executor.prepare(facts, state, names, read, types, results_as_text=True)
+        query = executor.prepare(facts, state, names, read, types, results_as_text=True, zone=timezone)
         materialized = tuple(
             item.id for _, item in user_relations(plan.tree, state, names) if item.kind == "materialized-view"
         )

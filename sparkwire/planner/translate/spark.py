@@ -49,6 +49,7 @@ from sparkwire.planner.translate.functions.pg_format import lower_format
 from sparkwire.planner.translate.functions.pg_typeof import lower_typeof
 from sparkwire.planner.translate.functions.spark_numeric_casts import chosen_scales, numeric_casts
 from sparkwire.planner.translate.functions.spark_numeric_math import numeric_math
+from sparkwire.planner.translate.functions.spark_time_zone import in_time_zone
 from sparkwire.planner.translate.functions.to_char_values import to_char_values
 from sparkwire.planner.translate.spark_guard import forbidden_in_spark
 from sparkwire.planner.translate.spark_numeric import Scales, pg_quotients, text_numeric_columns
@@ -194,10 +195,12 @@ def to_spark_sql(
     schema: Schema | None = None,
     numeric_scales: Scales | None = None,
     results_as_text: bool = False,
+    zone: str = "UTC",
 ) -> str:
     """Spark SQL for a PostgreSQL-parsed statement (see the module docstring). `numeric_scales`: the relations'
     unconstrained numeric columns held as text, with their largest scale; `results_as_text`: the rows go to a
-    client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py)."""
+    client, so numeric quotients among them are PostgreSQL's exact text (translate/spark_numeric.py); `zone`: the
+    session's TimeZone (functions/spark_time_zone.py)."""
     names = postgres_column_names(expression)
     _check_supported(expression)
     tree = constant_array_text(lower_div(lower_typeof(expression.copy(), schema)))  # pg_typeof, div, arrays
@@ -216,6 +219,7 @@ def to_spark_sql(
     tree = interval_types(tree)  # timestamp - timestamp is an interval (functions/intervals/time_ops.py)
     tree = time_ops(mark_spark_interval_results(tree, schema or {}), schema or {}, duckdb=False)  # functions/
     tree = to_char_values(tree, schema or {}, duckdb=False)  # to_char of intervals and numbers (functions/)
+    tree = in_time_zone(tree, zone)  # the session's TimeZone where PostgreSQL uses it (functions/)
     for rule in (*PRE_RULES, *RULES, *POST_RULES):
         tree = rule(tree)
     tree = spark_interval_results(tree)  # sum / avg of intervals and age() as text (functions/intervals/)
@@ -224,7 +228,7 @@ def to_spark_sql(
     return str(tree.sql(dialect=SparkPostgres))
 
 
-def translate(sql: str, schema: Schema | None = None, *, results_as_text: bool = False) -> str:
+def translate(sql: str, schema: Schema | None = None, *, results_as_text: bool = False, zone: str = "UTC") -> str:
     """Parse one PostgreSQL statement and translate it; a parse failure is a SyntaxError (42601)."""
     try:
         statements = [s for s in sqlglot.parse(sql, read="postgres") if s is not None]
@@ -232,4 +236,4 @@ def translate(sql: str, schema: Schema | None = None, *, results_as_text: bool =
         raise errors.SyntaxError(f"syntax error: {str(exc).splitlines()[0]}") from None
     if len(statements) != 1:
         raise errors.SyntaxError("expected exactly one statement")
-    return to_spark_sql(statements[0], schema, results_as_text=results_as_text)
+    return to_spark_sql(statements[0], schema, results_as_text=results_as_text, zone=zone)

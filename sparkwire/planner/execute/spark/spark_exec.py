@@ -81,8 +81,8 @@ from sparkwire.storage.txn import WriteTxn
 
 BuiltinReader = Callable[[exp.Expression], pa.Table]
 _TranslationKey = tuple[
-    str, tuple[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], ...], bool
-]  # bound text, sources (name, column types, text-held numeric scales), results as text
+    str, tuple[tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, int], ...]], ...], bool, str
+]  # bound text, sources (name, column types, text-held numeric scales), results as text, the session's zone
 _UNTYPED_PARAMETERS = frozenset({"", "UNKNOWN", "NULL", '"NULL"'})
 _internal_tags = itertools.count(1)
 _statement = threading.local()  # the execution id internal computations on this thread are done for
@@ -267,8 +267,10 @@ class SparkExecutor:
         read: ReadContext,
         param_types: Sequence[str] = (),
         results_as_text: bool = False,
+        zone: str = "UTC",
     ) -> SparkQuery:
-        """`results_as_text`: the rows go to a client (numeric quotients as text, translate/spark_numeric.py)."""
+        """`results_as_text`: the rows go to a client (numeric quotients as text, translate/spark_numeric.py);
+        `zone`: the session's TimeZone (translate/functions/spark_time_zone.py)."""
         binder = _Binder(self, state, read)
         bound = _typed_parameters(binder.bind(tree.copy(), names), param_types)
         if mentions_mz_time(bound):  # mz_now() (in a view's definition too): the snapshot's timestamp (mz_now.py)
@@ -283,14 +285,15 @@ class SparkExecutor:
         if query.small and scans_only(bound):  # rows Spark's optimizer computes, no job (row_scans.py)
             bound = over_row_views(bound, set(sources))
             sources = {rows_view(name): source for name, source in sources.items()}
-        return replace(query, sql=self._translate(bound, sources, results_as_text))
+        return replace(query, sql=self._translate(bound, sources, results_as_text, zone))
 
-    def _translate(self, bound: exp.Expression, sources: dict[str, Source], results_as_text: bool) -> str:
+    def _translate(self, bound: exp.Expression, sources: dict[str, Source], results_as_text: bool, zone: str) -> str:
         """`to_spark_sql`, memoized: the same bound text over the same sources translates the same way."""
         key = (
             bound.sql(dialect="postgres"),
             tuple((n, tuple(s.columns.items()), tuple(s.numeric_scales.items())) for n, s in sources.items()),
             results_as_text,
+            zone,
         )
         with self._translations_lock:
             known = self._translations.get(key)
@@ -301,6 +304,7 @@ class SparkExecutor:
             {name: dict(source.columns) for name, source in sources.items()},
             {name: source.numeric_scales for name, source in sources.items() if source.numeric_scales},
             results_as_text,
+            zone,
         )
         with self._translations_lock:
             self._translations[key] = sql

@@ -1,0 +1,208 @@
+"""The session's TimeZone on Spark: what PostgreSQL computes in the session's zone, Spark computes in its own session
+zone — UTC, fixed for the one SparkSession every session shares (engine/spark_config.py) — so each zone-dependent
+operation on a timestamptz is given the zone explicitly. A tree rule (`in_time_zone(tree, zone)`) run on the
+type-annotated tree before spark_rules; a session in UTC is left as it is.
+
+- timestamptz → date, timestamp, time (casts): of the wall-clock time in the zone,
+  `CAST(from_utc_timestamp(x, zone) AS …)`;
+- timestamp, date → timestamptz: the wall-clock time read in the zone, `to_utc_timestamp(CAST(x AS TIMESTAMP), zone)`
+  (an ambiguous time, in the hour a daylight-saving change repeats, is the earlier instant on Spark, the later one in
+  PostgreSQL);
+- timestamptz → text: the wall-clock time and the zone's offset at that instant, as PostgreSQL prints them
+  (`2026-11-27 09:30:00-03:30`; ±HH, then :MM and :SS when not zero);
+- EXTRACT / date_part of a timestamptz (every field but epoch and the timezone fields), to_char of a timestamptz: of
+  the wall-clock time;
+- date_trunc of a timestamptz: of the wall-clock time, read back in the zone;
+- a timestamptz literal without an offset (`'2026-11-27 10:00'::timestamptz`, `TIMESTAMPTZ '…'`, and a string
+  literal compared with a timestamptz: `t > '2026-07-01'`, `BETWEEN`, `IN`): read in the zone here, in Python, by
+  PostgreSQL's rules for the hours a daylight-saving change skips or repeats; with an offset of its own, that offset
+  (in UTC too: Spark reads none without seconds, `'… 10:00+02'` was 22007); a literal in another form is Spark's.
+Not covered (docs/timestamps.md): a timestamptz plus or minus days or months across a daylight-saving change (Spark
+adds them in UTC), text columns cast to timestamptz, an ambiguous wall-clock time cast from a timestamp column, and
+the implicit casts of a comparison between a timestamptz and a timestamp or date column.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+
+from sqlglot import exp
+
+from sparkwire.planner.translate.spark_rules import type_of
+
+_TZ = exp.DType.TIMESTAMPTZ
+_WALL_CASTS = frozenset({exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIME})
+_TEXT = frozenset({exp.DType.TEXT, exp.DType.VARCHAR})
+_ZONE_FIELDS = frozenset({"EPOCH", "TIMEZONE", "TIMEZONE_HOUR", "TIMEZONE_MINUTE"})
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _fn(name: str, *args: exp.Expr) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _typed(node: exp.Expr, kind: exp.DType) -> exp.Expr:
+    node.type = exp.DataType(this=kind)
+    return node
+
+
+def _local(value: exp.Expr, zone: str) -> exp.Expr:
+    """The timestamptz `value` as Spark's timestamp whose UTC rendering is its wall-clock time in `zone`."""
+    return _fn("from_utc_timestamp", value, exp.Literal.string(zone))
+
+
+def _wall(value: exp.Expr, zone: str) -> exp.Expr:
+    """The wall-clock time of the timestamptz `value` in `zone` (PostgreSQL's timestamp)."""
+    return _typed(exp.Cast(this=_local(value, zone), to=exp.DataType.build("timestamp")), exp.DType.TIMESTAMP)
+
+
+def _instant(local: exp.Expr, zone: str) -> exp.Expr:
+    """The timestamptz of the wall-clock time `local` (a timestamp or date) in `zone`."""
+    as_spark = exp.Cast(this=local, to=exp.DataType.build("timestamptz"))
+    return _typed(_fn("to_utc_timestamp", as_spark, exp.Literal.string(zone)), _TZ)
+
+
+def _two_digits(number: exp.Expr) -> exp.Expr:
+    return exp.Pad(
+        this=exp.Cast(this=number, to=exp.DataType.build("text")),
+        expression=exp.Literal.number(2),
+        fill_pattern=exp.Literal.string("0"),
+        is_left=True,
+    )
+
+
+def _text(value: exp.Expr, zone: str) -> exp.Expr:
+    """timestamptz::text in `zone`: the wall-clock time, then the offset as ±HH[:MM[:SS]]."""
+    offset = exp.Sub(
+        this=_fn("unix_seconds", _local(value.copy(), zone)), expression=_fn("unix_seconds", value.copy())
+    )
+    size = _fn("abs", offset.copy())
+    hours = exp.Cast(this=_fn("floor", exp.Div(this=size.copy(), expression=exp.Literal.number(3600))),
+                     to=exp.DataType.build("int"))  # fmt: skip
+    minutes = exp.Cast(
+        this=_fn("floor", exp.Div(this=exp.Mod(this=size.copy(), expression=exp.Literal.number(3600)),
+                                  expression=exp.Literal.number(60))),
+        to=exp.DataType.build("int"),
+    )  # fmt: skip
+    seconds = exp.Mod(this=size.copy(), expression=exp.Literal.number(60))
+    sign = exp.If(this=exp.LT(this=offset, expression=exp.Literal.number(0)), true=exp.Literal.string("-"),
+                  false=exp.Literal.string("+"))  # fmt: skip
+    minutes_part = exp.If(
+        this=exp.and_(exp.EQ(this=minutes.copy(), expression=exp.Literal.number(0)),
+                      exp.EQ(this=seconds.copy(), expression=exp.Literal.number(0))),
+        true=exp.Literal.string(""),
+        false=exp.DPipe(this=exp.Literal.string(":"), expression=_two_digits(minutes)),
+    )  # fmt: skip
+    seconds_part = exp.If(
+        this=exp.EQ(this=seconds.copy(), expression=exp.Literal.number(0)),
+        true=exp.Literal.string(""),
+        false=exp.DPipe(this=exp.Literal.string(":"), expression=_two_digits(seconds)),
+    )
+    wall = exp.Cast(this=_wall(value, zone), to=exp.DataType.build("text"))
+    text: exp.Expr = wall
+    for part in (sign, _two_digits(hours), minutes_part, seconds_part):  # || : NULL when the value is
+        text = exp.DPipe(this=text, expression=part)
+    return _typed(exp.Paren(this=text), exp.DType.TEXT)
+
+
+def literal_instant(text: str, zone: str) -> dt.datetime | None:
+    """The instant of a timestamptz literal in ISO form: with an offset, that offset's; without one, read in `zone`
+    as PostgreSQL reads it — a time the zone skips (spring forward) takes the offset before the change, a time it
+    repeats the offset after it (standard time). None for a literal of another form ('infinity', 'epoch', …)."""
+    try:
+        local = dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    if local.tzinfo is not None:
+        return local.astimezone(dt.UTC)
+    tz = zoneinfo.ZoneInfo(zone)
+    first, second = local.replace(tzinfo=tz, fold=0), local.replace(tzinfo=tz, fold=1)
+    before, after = first.utcoffset(), second.utcoffset()
+    chosen = second if before is not None and after is not None and before > after else first
+    return chosen.astimezone(dt.UTC)
+
+
+def _utc_literal(instant: dt.datetime) -> exp.Expr:
+    text = instant.replace(tzinfo=None).isoformat(sep=" ")
+    return _typed(exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("timestamptz")), _TZ)
+
+
+def _as_instant(node: exp.Expr, zone: str) -> exp.Expr:
+    """A string literal compared with a timestamptz, as PostgreSQL types it: a timestamptz read in `zone`."""
+    if not (isinstance(node, exp.Literal) and node.is_string):
+        return node
+    instant = literal_instant(node.this, zone)
+    return node if instant is None else _utc_literal(instant)
+
+
+def _compared(node: exp.Expr, zone: str) -> None:
+    """`t > '2026-07-01'`, `t BETWEEN '…' AND '…'`, `t IN ('…')` with t a timestamptz: the literals in `zone`."""
+    if isinstance(node, _COMPARISONS):
+        for side, other in (("this", "expression"), ("expression", "this")):
+            if type_of(node.args[other]) == _TZ:
+                node.set(side, _as_instant(node.args[side], zone))
+    elif isinstance(node, exp.Between) and type_of(node.this) == _TZ:
+        for bound in ("low", "high"):
+            node.set(bound, _as_instant(node.args[bound], zone))
+    elif isinstance(node, exp.In) and type_of(node.this) == _TZ:
+        node.set("expressions", [_as_instant(item, zone) for item in node.expressions])
+
+
+def _offset_literal(node: exp.Expr) -> bool:
+    """`'2026-07-01 10:00+02'::timestamptz`: Spark reads no offset without seconds (22007), in any zone."""
+    if not (isinstance(node, exp.Cast) and node.to.this == _TZ):
+        return False
+    inner = node.this
+    if not (isinstance(inner, exp.Literal) and inner.is_string):
+        return False
+    try:
+        return dt.datetime.fromisoformat(inner.this.strip()).tzinfo is not None
+    except ValueError:
+        return False
+
+
+def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
+    """`tree` with its zone-dependent timestamptz operations computed in `zone` (see the module docstring)."""
+    if zone == "UTC" and not any(_offset_literal(node) for node in tree.find_all(exp.Cast)):
+        return tree
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        if zone == "UTC":
+            return _as_instant(node.this, zone) if _offset_literal(node) else node
+        _compared(node, zone)
+        if isinstance(node, exp.Cast) and node.to.this == _TZ:
+            inner = node.this
+            if isinstance(inner, exp.Literal) and inner.is_string:
+                return _as_instant(inner, zone) if literal_instant(inner.this, zone) is not None else node
+            if type_of(inner) in (exp.DType.TIMESTAMP, exp.DType.DATE):
+                return _instant(inner, zone)
+            return node
+        if isinstance(node, exp.Cast) and type_of(node.this) == _TZ:
+            if node.to.this in _WALL_CASTS:
+                return _typed(exp.Cast(this=_local(node.this, zone), to=node.to), node.to.this)
+            if node.to.this in _TEXT:
+                return _text(node.this, zone)
+            return node
+        if isinstance(node, exp.Extract) and type_of(node.expression) == _TZ:
+            if node.name.upper() not in _ZONE_FIELDS:
+                node.set("expression", _wall(node.expression, zone))
+            return node
+        if isinstance(node, exp.TimeToStr) and type_of(node.this) == _TZ:
+            node.set("this", _wall(node.this, zone))
+            return node
+        if isinstance(node, exp.TimestampTrunc) and type_of(node.this) == _TZ and not node.args.get("zone"):
+            node.set("this", _typed(_local(node.this, zone), _TZ))
+            return _typed(_fn("to_utc_timestamp", node, exp.Literal.string(zone)), _TZ)
+        return node
+
+    for node in reversed(list(tree.dfs())):  # children first: a parent sees what its children became
+        parent, key, index = node.parent, node.arg_key, node.index  # before a wrapper takes the node in
+        new = rewrite(node)
+        if new is node:
+            continue
+        if parent is None or key is None:
+            tree = new
+        else:
+            parent.set(key, new, index)
+    return tree
