@@ -1,7 +1,8 @@
 """The session's TimeZone on Spark (translate/functions/spark_time_zone.py): casts to and from timestamptz, its text,
 EXTRACT, date_trunc and to_char of it, and timestamptz literals without an offset, over a user table (Spark computes
-them), in zones with half-hour offsets and daylight-saving changes — on sparkwire and on PostgreSQL 15 through
-psycopg, and both must answer alike. Spark's own session zone is UTC: before, every one of these was UTC's answer."""
+them), comparisons of a timestamptz with literals and timestamp or date columns, and AT TIME ZONE, in zones with
+half-hour offsets and daylight-saving changes — on sparkwire and on PostgreSQL 15 through psycopg, and both must
+answer alike. Spark's own session zone is UTC: before, every one of these was UTC's answer."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ EXPRESSIONS = (
     "TIMESTAMPTZ '2026-03-29 02:30'",  # a time Berlin skips: the offset before the change
     "'2026-10-25 02:30:00'::timestamptz",  # a time Berlin repeats: standard time
     "'2026-07-01 10:00+02'::timestamptz",  # an offset of its own: no zone involved
+    "t AT TIME ZONE 'Asia/Tokyo'",
+    "ts AT TIME ZONE 'Asia/Tokyo'",
+    "d < t",
+    "t >= ts",
 )
 
 
@@ -95,11 +100,13 @@ FILTERS = (
     "'2026-07-01' < t",
     "t BETWEEN '2026-01-01' AND '2026-07-01 08:00'",
     "t IN ('2026-01-15 17:30', '2026-01-15 13:00', '2026-01-15 08:30', '2026-01-15 12:00')",
+    "t < ts",
+    "t BETWEEN d AND ts",
 )
 
 
 @pytest.mark.parametrize("zone", ZONES)
-def test_literals_compared_with_a_timestamptz_are_read_in_the_zone(
+def test_what_is_compared_with_a_timestamptz_is_read_in_the_zone(
     zone: str, tables: str, sw_module: Conn, pg_module: Conn
 ) -> None:
     for condition in FILTERS:

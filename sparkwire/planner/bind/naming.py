@@ -57,6 +57,7 @@ _SPECIAL: dict[type[exp.Expression], str] = {
     exp.ToChar: "to_char",
     exp.Extract: "extract",
     exp.Overlaps: "overlaps",
+    exp.AtTimeZone: "timezone",  # x AT TIME ZONE z is timezone(z, x)
 }
 # (the common spelling, {length of the function-name token: the spelling it stands for})
 _SPELLINGS: dict[type[exp.Expression], tuple[str, dict[int, str]]] = {

@@ -1,7 +1,8 @@
 """The session's TimeZone on Spark: what PostgreSQL computes in the session's zone, Spark computes in its own session
 zone — UTC, fixed for the one SparkSession every session shares (engine/spark_config.py) — so each zone-dependent
 operation on a timestamptz is given the zone explicitly. A tree rule (`in_time_zone(tree, zone)`) run on the
-type-annotated tree before spark_rules; a session in UTC is left as it is.
+type-annotated tree before spark_rules; in a session in UTC only what Spark gets wrong in any zone (the last two
+items) is rewritten.
 
 - timestamptz → date, timestamp, time (casts): of the wall-clock time in the zone,
   `CAST(from_utc_timestamp(x, zone) AS …)`;
@@ -13,13 +14,16 @@ type-annotated tree before spark_rules; a session in UTC is left as it is.
 - EXTRACT / date_part of a timestamptz (every field but epoch and the timezone fields), to_char of a timestamptz: of
   the wall-clock time;
 - date_trunc of a timestamptz: of the wall-clock time, read back in the zone;
+- a timestamp or date compared with a timestamptz (`=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN`): as cast;
 - a timestamptz literal without an offset (`'2026-11-27 10:00'::timestamptz`, `TIMESTAMPTZ '…'`, and a string
-  literal compared with a timestamptz: `t > '2026-07-01'`, `BETWEEN`, `IN`): read in the zone here, in Python, by
+  literal compared with a timestamptz: `t > '2026-07-01'`): read in the zone here, in Python, by
   PostgreSQL's rules for the hours a daylight-saving change skips or repeats; with an offset of its own, that offset
-  (in UTC too: Spark reads none without seconds, `'… 10:00+02'` was 22007); a literal in another form is Spark's.
+  (in UTC too: Spark reads none without seconds, `'… 10:00+02'` was 22007); a literal in another form is Spark's;
+- `ts AT TIME ZONE 'Asia/Tokyo'` of a timestamp or date (in UTC too): the instant of that wall-clock time in Tokyo,
+  `to_utc_timestamp` — Spark's AT TIME ZONE converted the other way.
 Not covered (docs/timestamps.md): a timestamptz plus or minus days or months across a daylight-saving change (Spark
 adds them in UTC), text columns cast to timestamptz, an ambiguous wall-clock time cast from a timestamp column, and
-the implicit casts of a comparison between a timestamptz and a timestamp or date column.
+a timestamp or date beside a timestamptz anywhere but a comparison (CASE, COALESCE, UNION).
 """
 
 from __future__ import annotations
@@ -129,7 +133,10 @@ def _utc_literal(instant: dt.datetime) -> exp.Expr:
 
 
 def _as_instant(node: exp.Expr, zone: str) -> exp.Expr:
-    """A string literal compared with a timestamptz, as PostgreSQL types it: a timestamptz read in `zone`."""
+    """An operand beside a timestamptz, as PostgreSQL casts it: a string literal, a timestamp or a date is the
+    timestamptz of that wall-clock time in `zone`."""
+    if type_of(node) in (exp.DType.TIMESTAMP, exp.DType.DATE):
+        return _instant(node, zone)
     if not (isinstance(node, exp.Literal) and node.is_string):
         return node
     instant = literal_instant(node.this, zone)
@@ -137,7 +144,8 @@ def _as_instant(node: exp.Expr, zone: str) -> exp.Expr:
 
 
 def _compared(node: exp.Expr, zone: str) -> None:
-    """`t > '2026-07-01'`, `t BETWEEN '…' AND '…'`, `t IN ('…')` with t a timestamptz: the literals in `zone`."""
+    """`t > '2026-07-01'`, `t >= ts`, `t BETWEEN '…' AND d`, `t IN ('…')` with t a timestamptz: the other operands
+    as timestamptz in `zone`."""
     if isinstance(node, _COMPARISONS):
         for side, other in (("this", "expression"), ("expression", "this")):
             if type_of(node.args[other]) == _TZ:
@@ -162,14 +170,32 @@ def _offset_literal(node: exp.Expr) -> bool:
         return False
 
 
+def _at_time_zone(node: exp.Expr) -> exp.Expr | None:
+    """`ts AT TIME ZONE 'Asia/Tokyo'` (ts a timestamp or date): the instant of that wall-clock time there, a
+    timestamptz (Spark's own AT TIME ZONE reads it as UTC and gives Tokyo's wall-clock time: the other direction).
+    None for any other node."""
+    if not isinstance(node, exp.AtTimeZone) or type_of(node.this) not in (exp.DType.TIMESTAMP, exp.DType.DATE):
+        return None
+    as_spark = exp.Cast(this=node.this, to=exp.DataType.build("timestamptz"))
+    return _typed(_fn("to_utc_timestamp", as_spark, node.args["zone"]), _TZ)
+
+
+def _zone_free(node: exp.Expr) -> exp.Expr:
+    """What Spark gets wrong in any session zone, UTC's too: offset literals, a timestamp AT TIME ZONE."""
+    if _offset_literal(node):
+        return _as_instant(node.this, "UTC")
+    return _at_time_zone(node) or node
+
+
 def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
     """`tree` with its zone-dependent timestamptz operations computed in `zone` (see the module docstring)."""
-    if zone == "UTC" and not any(_offset_literal(node) for node in tree.find_all(exp.Cast)):
+    if zone == "UTC" and not any(_zone_free(node) is not node for node in tree.find_all(exp.Cast, exp.AtTimeZone)):
         return tree
 
     def rewrite(node: exp.Expr) -> exp.Expr:
-        if zone == "UTC":
-            return _as_instant(node.this, zone) if _offset_literal(node) else node
+        fixed = _zone_free(node)
+        if zone == "UTC" or fixed is not node:
+            return fixed
         _compared(node, zone)
         if isinstance(node, exp.Cast) and node.to.this == _TZ:
             inner = node.this
