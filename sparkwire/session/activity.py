@@ -125,11 +125,11 @@ class Activity:
         self._open: dict[uuid.UUID, Execution] = {}
         self._context_cache: tuple[tuple[int, HistorySettings, dict[str, str]], ExecutionContext] | None = None
 
-    def _context(self, w: Workload) -> ExecutionContext:
+    def _context(self, w: Workload, settings: HistorySettings) -> ExecutionContext:
         """The session's facts for its executions, made again only when a variable, the system's settings or the
         clusters changed."""
         variables = self._s.vars
-        key = (variables.version, w.history.settings(), w.cluster_ids())
+        key = (variables.version, settings, w.cluster_ids())
         cached = self._context_cache
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -156,13 +156,14 @@ class Activity:
         if s.tx.status == "I":
             self._transaction_id += 1
         w.live.began(plan.sql)
-        context = self._context(w)
+        settings = w.history.settings()
+        context = self._context(w, settings)
         rate = context.sample_rate
         if rate <= 0.0 or (rate < 1.0 and random.random() >= rate):
             s.user.execution_id = ""
             return None
         texts = tuple(_param_text(p) for p in params) if params else ()
-        throttled = w.history.admit(row_cost(min(len(plan.sql), MAX_SQL_BYTES), texts), w.history.settings())
+        throttled = w.history.admit(row_cost(min(len(plan.sql), MAX_SQL_BYTES), texts), settings)
         if throttled is None:  # over the history's data rate: not logged, counted on the next one logged
             s.user.execution_id = ""
             return None
