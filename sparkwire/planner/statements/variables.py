@@ -253,11 +253,12 @@ def _ratio(name: str, value: str) -> str:
     return format(number, "g")
 
 
+_BYTES = _integer(0, 2**63 - 1)
+
+
 def _optional_bytes(name: str, value: str) -> str:
     """A number of bytes (per second) or '' for unlimited (Materialize's NULL)."""
-    if not value.strip():
-        return ""
-    return _integer(0, 2**63 - 1)(name, value)
+    return _BYTES(name, value) if value.strip() else ""
 
 
 _MZ_KINDS: dict[str, Normalizer] = {

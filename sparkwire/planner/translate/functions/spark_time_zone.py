@@ -132,15 +132,20 @@ def _utc_literal(instant: dt.datetime) -> exp.Expr:
     return _typed(exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("timestamptz")), _TZ)
 
 
+def _literal(node: exp.Expr, zone: str) -> exp.Expr | None:
+    """A string literal as the timestamptz literal of its instant (`literal_instant`), None when it is not one."""
+    if not (isinstance(node, exp.Literal) and node.is_string):
+        return None
+    instant = literal_instant(node.this, zone)
+    return None if instant is None else _utc_literal(instant)
+
+
 def _as_instant(node: exp.Expr, zone: str) -> exp.Expr:
     """An operand beside a timestamptz, as PostgreSQL casts it: a string literal, a timestamp or a date is the
     timestamptz of that wall-clock time in `zone`."""
     if type_of(node) in (exp.DType.TIMESTAMP, exp.DType.DATE):
         return _instant(node, zone)
-    if not (isinstance(node, exp.Literal) and node.is_string):
-        return node
-    instant = literal_instant(node.this, zone)
-    return node if instant is None else _utc_literal(instant)
+    return _literal(node, zone) or node
 
 
 def _compared(node: exp.Expr, zone: str) -> None:
@@ -157,40 +162,25 @@ def _compared(node: exp.Expr, zone: str) -> None:
         node.set("expressions", [_as_instant(item, zone) for item in node.expressions])
 
 
-def _offset_literal(node: exp.Expr) -> bool:
-    """`'2026-07-01 10:00+02'::timestamptz`: Spark reads no offset without seconds (22007), in any zone."""
-    if not (isinstance(node, exp.Cast) and node.to.this == _TZ):
-        return False
-    inner = node.this
-    if not (isinstance(inner, exp.Literal) and inner.is_string):
-        return False
-    try:
-        return dt.datetime.fromisoformat(inner.this.strip()).tzinfo is not None
-    except ValueError:
-        return False
-
-
-def _at_time_zone(node: exp.Expr) -> exp.Expr | None:
-    """`ts AT TIME ZONE 'Asia/Tokyo'` (ts a timestamp or date): the instant of that wall-clock time there, a
-    timestamptz (Spark's own AT TIME ZONE reads it as UTC and gives Tokyo's wall-clock time: the other direction).
-    None for any other node."""
-    if not isinstance(node, exp.AtTimeZone) or type_of(node.this) not in (exp.DType.TIMESTAMP, exp.DType.DATE):
-        return None
-    as_spark = exp.Cast(this=node.this, to=exp.DataType.build("timestamptz"))
-    return _typed(_fn("to_utc_timestamp", as_spark, node.args["zone"]), _TZ)
-
-
 def _zone_free(node: exp.Expr) -> exp.Expr:
-    """What Spark gets wrong in any session zone, UTC's too: offset literals, a timestamp AT TIME ZONE."""
-    if _offset_literal(node):
-        return _as_instant(node.this, "UTC")
-    return _at_time_zone(node) or node
+    """What Spark gets wrong in any session zone, UTC's too: a literal with an offset of its own (Spark reads none
+    without seconds: `'2026-07-01 10:00+02'::timestamptz` was 22007), and `ts AT TIME ZONE 'Asia/Tokyo'` of a
+    timestamp or date — the instant of that wall-clock time there (Spark's own reads ts as UTC and gives Tokyo's
+    wall-clock time: the other direction)."""
+    if isinstance(node, exp.Cast) and node.to.this == _TZ and isinstance(node.this, exp.Literal):
+        try:
+            offset = node.this.is_string and dt.datetime.fromisoformat(node.this.this.strip()).tzinfo is not None
+        except ValueError:
+            offset = False
+        return (_literal(node.this, "UTC") or node) if offset else node
+    if isinstance(node, exp.AtTimeZone) and type_of(node.this) in (exp.DType.TIMESTAMP, exp.DType.DATE):
+        as_spark = exp.Cast(this=node.this, to=exp.DataType.build("timestamptz"))
+        return _typed(_fn("to_utc_timestamp", as_spark, node.args["zone"]), _TZ)
+    return node
 
 
 def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
     """`tree` with its zone-dependent timestamptz operations computed in `zone` (see the module docstring)."""
-    if zone == "UTC" and not any(_zone_free(node) is not node for node in tree.find_all(exp.Cast, exp.AtTimeZone)):
-        return tree
 
     def rewrite(node: exp.Expr) -> exp.Expr:
         fixed = _zone_free(node)
@@ -198,12 +188,9 @@ def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
             return fixed
         _compared(node, zone)
         if isinstance(node, exp.Cast) and node.to.this == _TZ:
-            inner = node.this
-            if isinstance(inner, exp.Literal) and inner.is_string:
-                return _as_instant(inner, zone) if literal_instant(inner.this, zone) is not None else node
-            if type_of(inner) in (exp.DType.TIMESTAMP, exp.DType.DATE):
-                return _instant(inner, zone)
-            return node
+            if type_of(node.this) in (exp.DType.TIMESTAMP, exp.DType.DATE):
+                return _instant(node.this, zone)
+            return _literal(node.this, zone) or node
         if isinstance(node, exp.Cast) and type_of(node.this) == _TZ:
             if node.to.this in _WALL_CASTS:
                 return _typed(exp.Cast(this=_local(node.this, zone), to=node.to), node.to.this)
