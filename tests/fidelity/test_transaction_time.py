@@ -59,6 +59,19 @@ def test_a_block_sees_one_now_on_every_route(conn: Conn, table: str) -> None:
     assert _one(conn, "SELECT now()") != start  # the next transaction, its own
 
 
+def test_a_prepared_insert_binds_each_execution_afresh(conn: Conn, table: str) -> None:
+    """A prepared INSERT's cells are evaluated from the DuckDB text remembered for them (planner/execute/evaluator.py):
+    each execution still binds its own parameters, its own transaction's now(), and LOCALTIMESTAMP in the zone set
+    at that moment."""
+    sql = f"INSERT INTO {table} (k, at, l) VALUES (%s, now(), LOCALTIMESTAMP) RETURNING k, at, l"
+    for k, zone in ((40, "UTC"), (41, "Asia/Kolkata"), (42, "Asia/Kolkata"), (43, "America/St_Johns"), (44, "UTC")):
+        conn.execute(f"SET TimeZone = '{zone}'")
+        with conn.transaction():
+            start, local = conn.execute("SELECT now(), LOCALTIMESTAMP").fetchone() or ()
+            assert conn.execute(sql, (k,), prepare=True).fetchone() == (k, start, local)
+    assert [row[0] for row in conn.execute(f"SELECT k FROM {table} WHERE k >= 40 ORDER BY k")] == [40, 41, 42, 43, 44]
+
+
 def test_each_autocommit_statement_is_its_own_transaction(conn: Conn) -> None:
     first = _one(conn, "SELECT now()")
     conn.execute("SELECT pg_sleep(0.01)")

@@ -388,7 +388,7 @@ def test_statements_of_one_transaction(world: World) -> None:
 
 
 def test_a_repeated_statement_reuses_its_translation_and_keeps_lookalikes_apart(world: World) -> None:
-    """VALUES cells are translated once per text (writes._translated); `date_part(…)` and `EXTRACT(…)` print alike
+    """VALUES cells are translated once per text (evaluator.translated); `date_part(…)` and `EXTRACT(…)` print alike
     but differ in type (double precision against numeric), so each keeps a translation of its own."""
     t = world.table("w_rep", "a bigint", "b text")
     for field in ("date_part('epoch', interval '1.5 seconds')", "extract(epoch from interval '1.5 seconds')") * 2:

@@ -388,7 +388,8 @@ class UserData:
         # what it may read of builtin relations: RBAC's row filters and masks are in the tree it returns
         tree: exp.Expression = check_dml(plan.tree, self._data.state, names, names.role_id)
         self._data.ensure_table(target)
-        if uses_mz_now(tree):  # the timeline's read timestamp, a literal both engines take (VALUES on DuckDB)
+        # the timeline's read timestamp, a literal both engines take (VALUES on DuckDB); RBAC's rewrite is a new tree
+        if plan.mz_now if tree is plan.tree else uses_mz_now(tree):
             tree = with_read_ts(tree, oracle_ts(self._data), "spark", self.column_types(tree))
         assert isinstance(tree, exp.Insert | exp.Update | exp.Delete)
         return execute_write(

@@ -16,6 +16,7 @@ with an explicit column list), and the input / assignment errors of write_values
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -30,8 +31,8 @@ from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.execute.write_values import assign_column, column_type, input_column
 from sparkwire.planner.translate.duckdb import parse
 
-Evaluate = Callable[[exp.Expr], pa.Table]
-"""Runs a PostgreSQL-dialect SELECT without FROM (DuckDB) and returns its result."""
+Evaluate = Callable[[Sequence[exp.Expr]], pa.Table]
+"""`SELECT nodes[0], nodes[1], …` without FROM, computed (DuckDB): one column per node, in order."""
 
 CHUNK = 1000  # projections per DuckDB SELECT for cells that need an engine
 _DECIMAL = re.compile(r"(\d*)\.(\d*)")
@@ -54,9 +55,14 @@ def is_default(node: exp.Expr) -> bool:
 
 
 def default_expression(column: Column) -> exp.Expr:
-    if column.default is None:
-        return exp.Null()
-    tree = parse(f"SELECT {column.default}")
+    """The column's DEFAULT as a tree: parsed once per text and shared, so callers copy before changing it (and a
+    prepared INSERT's default is the same node each time: evaluator.py remembers its DuckDB text by identity)."""
+    return exp.Null() if column.default is None else _parsed_default(column.default)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_default(text: str) -> exp.Expr:
+    tree = parse(f"SELECT {text}")
     assert isinstance(tree, exp.Select)
     expression: exp.Expr = tree.expressions[0]
     return expression
@@ -119,7 +125,7 @@ def scalar(node: exp.Expr, column: Column, evaluate: Evaluate, options: EncodeOp
     if constant is not None:
         dtype, value = constant
         return assign_column(pa.array([value], dtype), column)
-    return assign_column(evaluate(exp.select(node)).column(0), column)
+    return assign_column(evaluate([node]).column(0), column)
 
 
 def values_arrays(
@@ -163,7 +169,7 @@ def values_arrays(
             pieces[j].append(([i for i, _ in items], assigned))
     for start in range(0, len(pending), CHUNK):
         chunk = pending[start : start + CHUNK]
-        result = evaluate(exp.select(*(exp.alias_(node, f"c{k}") for k, (_, node) in enumerate(chunk))))
+        result = evaluate([node for _, node in chunk])
         for k, ((i, j), _) in enumerate(chunk):
             pieces[j].append(([i], assign_column(result.column(k), columns[j])))
     return [_in_row_order(column_pieces, len(rows)) for column_pieces in pieces], len(rows)

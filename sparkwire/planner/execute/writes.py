@@ -28,26 +28,23 @@ SET, RETURNING; the caller's `query` does the same for Spark); without it they a
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from cachetools import LRUCache
 from sqlglot import exp
 
 from sparkwire import errors as e
 from sparkwire.catalog import CatalogState
 from sparkwire.catalog.objects import Column, Item
 from sparkwire.engine.duckdb import DuckDBConnection
-from sparkwire.pgtypes.mapping import arrow_type_for_pg, pg_type_for_arrow, pg_type_for_duckdb
+from sparkwire.pgtypes.mapping import pg_type_for_arrow
 from sparkwire.pgtypes.options import EncodeOptions
 from sparkwire.planner.bind.naming import column_name
 from sparkwire.planner.bind.resolve import Names, user_relations
+from sparkwire.planner.execute.evaluator import Evaluator
 from sparkwire.planner.execute.unique_keys import check_unique, unique_indexes
 from sparkwire.planner.execute.values_cells import (
     default_expression,
@@ -57,16 +54,14 @@ from sparkwire.planner.execute.values_cells import (
     values_arrays,
 )
 from sparkwire.planner.execute.write_values import (
-    NUMERIC,
     assign_column,
     check_not_null,
     check_primary_key,
     column_type,
     input_column,
 )
-from sparkwire.planner.grammar.dialect import PG
-from sparkwire.planner.translate.duckdb import SessionContext, parameter_index, to_duckdb
-from sparkwire.planner.translate.functions.transaction_time import StatementTimes, parameter_value
+from sparkwire.planner.translate.duckdb import SessionContext
+from sparkwire.planner.translate.functions.transaction_time import StatementTimes
 from sparkwire.storage.files import ROW_ID_COLUMN
 from sparkwire.storage.txn import WriteTxn
 
@@ -74,31 +69,6 @@ Query = Callable[[exp.Expression], pa.Table]
 """Computes a PostgreSQL-dialect query over user relations (the session's Spark engine)."""
 
 _POSITION = "__sw_position"
-_names = itertools.count()
-_TRANSLATIONS: LRUCache[tuple[str, tuple[tuple[int, str], ...], tuple[str, ...], SessionContext], str] = LRUCache(512)
-_TRANSLATIONS_LOCK = threading.Lock()
-_KEPT_TEXT = 2048  # longer statements (a many-row VALUES) are translated each time rather than kept
-
-
-def _translated(tree: exp.Expression, ctx: SessionContext, duck_types: list[str]) -> str:
-    """`to_duckdb` of a SELECT without relations (VALUES cells, SET values, defaults), remembered by its
-    PostgreSQL text and its nodes' meta (`date_part` and `EXTRACT` print alike, translate apart): a prepared
-    INSERT's cells are the same each time, and printing them costs a tenth of translating them again. Trees that
-    read relations (registered under names of their own) are not kept."""
-    if tree.find(exp.Table) is not None:
-        return to_duckdb(tree, ctx, duck_types)
-    text = tree.sql(dialect=PG)
-    if len(text) > _KEPT_TEXT:
-        return to_duckdb(tree, ctx, duck_types)
-    marks = tuple((i, repr(node.meta)) for i, node in enumerate(tree.walk()) if node._meta)
-    key = (text, marks, tuple(duck_types), ctx)
-    with _TRANSLATIONS_LOCK:
-        known = _TRANSLATIONS.get(key)
-    if known is None:
-        known = to_duckdb(tree, ctx, duck_types)
-        with _TRANSLATIONS_LOCK:
-            _TRANSLATIONS[key] = known
-    return known
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,86 +84,6 @@ def storage_schema(item: Item) -> pa.Schema:
 # ---- DuckDB over Arrow ---------------------------------------------------------------------------------------
 
 
-def _empty(columns: Sequence[tuple[str, str]]) -> pa.Table:
-    return pa.table({name: pa.array([], arrow_type_for_pg(*pg_type_for_duckdb(t))) for name, t in columns})
-
-
-class _Evaluator:
-    """PostgreSQL-dialect SELECT trees on the session's DuckDB connection, with the statement's parameters (only
-    those a tree uses are bound, renumbered), over Arrow tables registered for the evaluator's lifetime."""
-
-    def __init__(
-        self,
-        duck: DuckDBConnection,
-        ctx: SessionContext,
-        params: Sequence[object],
-        param_types: Sequence[str],
-        times: StatementTimes | None = None,
-    ) -> None:
-        self._duck = duck
-        self._ctx = ctx
-        self._params = params
-        self._types = param_types
-        self._times = times
-        self._stack = ExitStack()
-
-    def __enter__(self) -> _Evaluator:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stack.close()
-
-    def select(self, tree: exp.Expr) -> pa.Table:
-        used = sorted({i for n in tree.find_all(exp.Parameter, exp.Placeholder) if (i := parameter_index(n))})
-        for index in used:
-            if index > len(self._params) or index > len(self._types):
-                raise e.UndefinedParameter(f"there is no parameter ${index}")
-        numbers = {old: new for new, old in enumerate(used, 1)}
-        values = [self._params[i - 1] for i in used]
-        types = [self._types[i - 1] for i in used]
-        times = self._times
-
-        def renumber(node: exp.Expr) -> exp.Expr:
-            index = parameter_index(node) if isinstance(node, exp.Expression) else None
-            if index is not None:
-                return exp.Parameter(this=exp.Literal.number(numbers[index]))
-            known = parameter_value(node, times) if times is not None else None
-            if known is None:
-                return node
-            values.append(known[0])  # now() and its kin: parameters after the statement's, so the text repeats
-            types.append(known[1])
-            return exp.Parameter(this=exp.Literal.number(len(values)))
-
-        renumbered = tree.transform(renumber)
-        assert isinstance(renumbered, exp.Expression)
-        sql = _translated(renumbered, self._ctx, types)
-        columns, batches = self._duck.query(sql, values)
-        collected = list(batches)
-        if not collected:
-            return _empty([(c.name, c.engine_type) for c in columns])
-        return pa.Table.from_batches(collected)
-
-    def source(self, table: pa.Table, columns: Sequence[Column], alias: str, extra: Sequence[str] = ()) -> exp.Expr:
-        """`(SELECT extra…, columns… FROM <registered table>) AS alias`."""
-        name = f"sw_write_{next(_names)}"
-        self._duck.register_arrow(name, table)
-        self._stack.callback(self._duck.unregister, name)
-        projections = [exp.column(x, quoted=True) for x in extra] + [_read_column(table, c) for c in columns]
-        select = exp.select(*projections).from_(exp.to_table(name))
-        return exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
-
-
-def _read_column(table: pa.Table, column: Column) -> exp.Expr:
-    ref = exp.column(column.name, quoted=True)
-    if column.type_oid != NUMERIC or not pa.types.is_string(table.schema.field(column.name).type):
-        return ref
-    texts = [t for t in table.column(column.name).to_pylist() if t is not None]
-    if any(not t[-1:].isdigit() for t in texts):  # NaN, Infinity: keep the text
-        return ref
-    scale = min(max((len(t.partition(".")[2]) for t in texts), default=0), 38)
-    return exp.alias_(exp.cast(ref, exp.DataType.build(f"DECIMAL(38, {scale})")), column.name, quoted=True)
-
-
 def _columns_of(item: Item, table: pa.Table) -> tuple[Column, ...]:
     if item.columns:
         return item.columns
@@ -202,7 +92,7 @@ def _columns_of(item: Item, table: pa.Table) -> tuple[Column, ...]:
 
 def _bind_relations(
     tree: exp.Expression,
-    ev: _Evaluator,
+    ev: Evaluator,
     state: CatalogState,
     names: Names,
     txn: WriteTxn,
@@ -239,8 +129,8 @@ def column_default(
 ) -> pa.Array:
     if column.default is None:
         return pa.nulls(rows, column_type(column))
-    with _Evaluator(duck, ctx, (), (), times) as ev:
-        value = scalar(default_expression(column), column, ev.select, options or EncodeOptions())
+    with Evaluator(duck, ctx, (), (), times) as ev:
+        value = scalar(default_expression(column), column, ev.cells, options or EncodeOptions())
     return value.take(pa.array(np.zeros(rows, dtype=np.int64)))
 
 
@@ -248,7 +138,7 @@ def _select_rows(
     select: exp.Expression,
     columns: Sequence[Column],
     explicit: bool,
-    ev: _Evaluator,
+    ev: Evaluator,
     run_query: Callable[[], pa.Table] | None,
     options: EncodeOptions,
 ) -> tuple[list[pa.Array], int]:
@@ -315,7 +205,7 @@ def _full_rows(given: dict[str, pa.Array], rows: int, st: _Statement) -> pa.Tabl
     return pa.Table.from_arrays(arrays, schema=storage_schema(st.target))
 
 
-def _insert(tree: exp.Insert, st: _Statement, ev: _Evaluator) -> _Written:
+def _insert(tree: exp.Insert, st: _Statement, ev: Evaluator) -> _Written:
     if tree.args.get("conflict") is not None:
         raise e.FeatureNotSupported("INSERT … ON CONFLICT is not supported")
     explicit = isinstance(tree.this, exp.Schema)
@@ -337,7 +227,7 @@ def _insert(tree: exp.Insert, st: _Statement, ev: _Evaluator) -> _Written:
         if source.find(exp.Table) is not None:  # a subquery reads relations: bind them in a copy of the tree
             work = source.copy()
             _bind_relations(work, ev, st.state, st.names, st.txn, st.query)
-        arrays, rows = values_arrays(work, columns, explicit, ev.select, st.options)
+        arrays, rows = values_arrays(work, columns, explicit, ev.cells, st.options)
     else:
         reads_user_data = bool(user_relations(source, st.state, st.names))
         run = (lambda: st.query(source)) if reads_user_data else None
@@ -352,7 +242,7 @@ def _insert(tree: exp.Insert, st: _Statement, ev: _Evaluator) -> _Written:
 
 
 def _matching(
-    tree: exp.Update | exp.Delete, projections: Sequence[exp.Expr], st: _Statement, ev: _Evaluator
+    tree: exp.Update | exp.Delete, projections: Sequence[exp.Expr], st: _Statement, ev: Evaluator
 ) -> tuple[pa.Table, pa.Table]:
     """(target rows with row ids, the projections per matching target row — first match of a join — plus the
     target row position as column 0) for the statement's FROM/USING and WHERE."""
@@ -383,7 +273,7 @@ def _matching(
     return original, result.take(pa.array(np.sort(first_match)))
 
 
-def _update(tree: exp.Update, st: _Statement, ev: _Evaluator) -> _Written:
+def _update(tree: exp.Update, st: _Statement, ev: Evaluator) -> _Written:
     assignments: dict[str, exp.Expr] = {}
     for eq in tree.expressions:
         if not isinstance(eq, exp.EQ) or not isinstance(eq.this, exp.Column):
@@ -405,7 +295,7 @@ def _update(tree: exp.Update, st: _Statement, ev: _Evaluator) -> _Written:
         elif column.name in evaluated:
             given[column.name] = assign_column(matched.column(1 + list(evaluated).index(column.name)), column)
         else:
-            given[column.name] = scalar(node, column, ev.select, st.options).take(zeros)
+            given[column.name] = scalar(node, column, ev.cells, st.options).take(zeros)
     new = _full_rows(given, old.num_rows, st)
     check_not_null(new, st.target)
     unique = unique_indexes(st.state, st.target) if old.num_rows else []
@@ -419,7 +309,7 @@ def _update(tree: exp.Update, st: _Statement, ev: _Evaluator) -> _Written:
     return _Written(new, old.column(ROW_ID_COLUMN).combine_chunks(), new, new.num_rows)
 
 
-def _delete(tree: exp.Delete, st: _Statement, ev: _Evaluator) -> _Written:
+def _delete(tree: exp.Delete, st: _Statement, ev: Evaluator) -> _Written:
     found = tree.args.get("returning")
     returning = found if isinstance(found, exp.Returning) and tree.args.get("using") else None
     projections = _joined_returning(returning) if returning is not None else []
@@ -467,7 +357,7 @@ def _own_column(node: exp.Expr, item: Item, alias: str) -> str | None:
     return None
 
 
-def _returning(returning: exp.Returning, rows: pa.Table, st: _Statement, alias: str, ev: _Evaluator) -> pa.Table:
+def _returning(returning: exp.Returning, rows: pa.Table, st: _Statement, alias: str, ev: Evaluator) -> pa.Table:
     names: list[str] = []
     plan: list[str | int] = []  # a column of `rows`, or the index of an evaluated projection
     evaluated: list[exp.Expr] = []
@@ -512,7 +402,7 @@ def execute_write(
     st = _Statement(target, state, names, txn, query, ctx, options or EncodeOptions(), duck, times)
     node = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
     alias = node.alias_or_name if isinstance(node, exp.Expression) else target.name
-    with _Evaluator(duck, ctx, params, param_types, times) as ev:
+    with Evaluator(duck, ctx, params, param_types, times) as ev:
         if isinstance(tree, exp.Insert):
             written = _insert(tree, st, ev)
         elif isinstance(tree, exp.Update):

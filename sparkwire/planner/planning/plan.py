@@ -73,7 +73,7 @@ class Plan:
     explain: ExplainOptions | None = None  # "explain": its options (ANALYZE, VERBOSE, FORMAT, redacted)
     subscribe: Subscribe | None = None  # "subscribe": the statement; `inner` plans the query it subscribes to
     as_of: AsOf | None = None  # "query": Materialize's AS OF [AT LEAST] t (grammar/as_of.py)
-    mz_now: bool = False  # "query": it calls mz_now() (translate/mz_now.py: made a literal of the read timestamp)
+    mz_now: bool = False  # "query", "dml": it calls mz_now() (translate/mz_now.py: a literal of the read timestamp)
     transaction_time: bool = False  # "query": it calls now() or its kin (functions/transaction_time.py: literals)
     duck_later: Callable[[], str] | None = None  # "query": makes `duck_sql` at the first `duck()`
 
@@ -330,6 +330,7 @@ def plan_statement(
             param_types=params,
             names=names,
             returning=returning is not None,
+            mz_now=uses_mz_now(tree),
         )
     if isinstance(tree, exp.Create | exp.Drop | exp.Alter | exp.TruncateTable):
         ctas = (
