@@ -19,10 +19,11 @@ load / idle, and the target (p99 under load ≤ 2× idle and ≤ 10 ms). Exits 0
 gate; tests never assert on time.
 
 Reference (`--no-postgres` skips it): PostgreSQL 15 on a loopback port, timed by the same code in the same two
-phases (idle, then under the same Spark load): the activity log query over a table holding a copy of sparkwire's
-log (`mirror_log`), pg_stat_activity, psql's `\\dt` and `SELECT * FROM pg_class`. It shows what a server in a
-process of its own (and, started by pg_ctl, a Linux autogroup of its own) gets from the same machine under the
-same load.
+phases (idle, then under the same Spark load), its queries interleaved with sparkwire's (each round runs
+sparkwire's five, then PostgreSQL's four, so both are timed through the same moments of the load — its stages,
+its shuffles, the JVM's collections): the activity log query over a table holding a copy of sparkwire's log
+(`mirror_log`), pg_stat_activity, psql's `\\dt` and `SELECT * FROM pg_class`. It shows what a server in a process
+of its own (and, started by pg_ctl, a Linux autogroup of its own) gets from the same machine under the same load.
 """
 
 from __future__ import annotations
@@ -83,17 +84,22 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def measure(conn: Conn, queries: dict[str, str], iterations: int, min_seconds: float = 0.0) -> dict[str, list[float]]:
-    """At least `iterations` rounds of every query, and rounds until `min_seconds` have passed."""
-    times: dict[str, list[float]] = {name: [] for name in queries}
+Side = tuple[Conn, dict[str, str]]
+
+
+def measure(sides: list[Side], iterations: int, min_seconds: float = 0.0) -> list[dict[str, list[float]]]:
+    """At least `iterations` rounds, and rounds until `min_seconds` have passed; a round runs every query of each
+    side in turn (sparkwire's, then PostgreSQL's), so both servers are timed through the same moments of the load."""
+    times: list[dict[str, list[float]]] = [{name: [] for name in queries} for _, queries in sides]
     deadline = time.monotonic() + min_seconds
     rounds = 0
     while rounds < iterations or time.monotonic() < deadline:
         rounds += 1
-        for name, sql in queries.items():
-            started = time.perf_counter()
-            conn.execute(sql).fetchall()
-            times[name].append((time.perf_counter() - started) * 1000)
+        for (conn, queries), side in zip(sides, times, strict=True):
+            for name, sql in queries.items():
+                started = time.perf_counter()
+                conn.execute(sql).fetchall()
+                side[name].append((time.perf_counter() - started) * 1000)
     return times
 
 
@@ -248,19 +254,22 @@ def main() -> None:
                     conn.execute(queries["spark jobs"]).fetchall()
                 except psycopg.errors.UndefinedTable:  # a server without the Spark job relation
                     del queries["spark jobs"]
-                measure(conn, queries, 10)  # warm-up: plans cached, store warm
+                sides: list[Side] = [(conn, queries)]
+                mirrored = 0
+                if pg is not None:
+                    measure(sides, 10)  # sparkwire's log as the warm-up leaves it, copied to PostgreSQL
+                    mirrored = mirror_log(conn, pg)
+                    sides.append((pg, PG_QUERIES))
+                measure(sides, 10)  # warm-up: plans cached, store warm
                 idle_cpu = CpuBusy()
-                idle = measure(conn, queries, args.iterations)
+                idle, pg_idle = [*measure(sides, args.iterations), {}][:2]
                 idle_busy = idle_cpu.share()
-                mirrored = mirror_log(conn, pg) if pg is not None else 0
-                pg_idle = measure(pg, PG_QUERIES, args.iterations) if pg is not None else {}
                 load = Load(server.dsn, args.heavy_sessions)
                 load.start()
                 time.sleep(3.0)  # the jobs are on every core before the clock starts
                 started, load_cpu = time.monotonic(), CpuBusy()
-                busy = measure(conn, queries, args.iterations, args.min_load_seconds)
+                busy, pg_busy = [*measure(sides, args.iterations, args.min_load_seconds), {}][:2]
                 elapsed, load_busy = time.monotonic() - started, load_cpu.share()
-                pg_busy = measure(pg, PG_QUERIES, args.iterations, args.min_load_seconds) if pg is not None else {}
                 load.stop()
         finally:
             server.stop()
@@ -275,8 +284,9 @@ def main() -> None:
     met = _report("sparkwire", idle, busy, gate=True)
     print(f"target (p99 under load ≤ 2× idle and ≤ 10 ms): {'met for every query' if met else 'NOT met for all'}")
     if pg_idle:
-        print("\nreference: PostgreSQL 15 on loopback, the same psycopg code, idle and under the same Spark load; its "
-              f"activity log is a table holding the {mirrored} rows sparkwire's had after the idle phase")
+        print("\nreference: PostgreSQL 15 on loopback, the same psycopg code, idle and under the same Spark load, its "
+              "queries after sparkwire's in every round (both through the same moments of the load); its activity "
+              f"log is a table holding the {mirrored} rows sparkwire's had after the warm-up")
         _report("PostgreSQL 15", pg_idle, pg_busy, gate=False)
 
 
