@@ -1,6 +1,7 @@
 """The session's TimeZone on Spark (translate/functions/spark_time_zone.py): casts to and from timestamptz, its text,
 EXTRACT, date_trunc and to_char of it, and timestamptz literals without an offset, over a user table (Spark computes
-them), comparisons of a timestamptz with literals and timestamp or date columns, and AT TIME ZONE, in zones with
+them), comparisons of a timestamptz with literals and timestamp or date columns, AT TIME ZONE, a timestamptz plus or
+minus days and months, and a view's now(), in zones with
 half-hour offsets and daylight-saving changes — on sparkwire and on PostgreSQL 15 through psycopg, and both must
 answer alike. Spark's own session zone is UTC: before, every one of these was UTC's answer."""
 
@@ -26,6 +27,7 @@ ROWS = (
     "(5, '2026-11-01 03:45:00+00', '2026-11-01 00:30:00', '2026-11-01')",  # St John's falls back at 04:30 UTC
     "(6, '1999-12-31 23:59:59+00', '1999-12-31 23:59:59', '1999-12-31')",
     "(7, NULL, NULL, NULL)",
+    "(8, '2026-03-28 01:30:00+00', '2026-10-24 02:30:00', '2026-10-25')",  # a day later, 02:30 in Berlin is skipped
 )
 EXPRESSIONS = (
     "t::date",
@@ -51,6 +53,14 @@ EXPRESSIONS = (
     "ts AT TIME ZONE 'Asia/Tokyo'",
     "d < t",
     "t >= ts",
+    "t + interval '1 day'",  # days and months: wall-clock arithmetic in the zone (23 or 25 hours across a change)
+    "t - interval '1 month 2 days 03:00'",
+    "interval '1 week' + t",
+    "(t + interval '1 mon')::text",
+    "t + interval '36 hours'",  # a duration: the same in every zone
+    "'2026-03-28 12:00'::timestamptz + interval '1 day'",
+    "ts + interval '1 mon 1 day'",  # months beside days or time: one kind at a time on Spark, in any zone
+    "ts - interval '2 mons 3 days 04:00'",
 )
 
 
@@ -115,6 +125,27 @@ def test_what_is_compared_with_a_timestamptz_is_read_in_the_zone(
             conn.execute(f"SET TimeZone = '{zone}'")
             answers.append(conn.execute(f"SELECT k FROM {tables} WHERE {condition} ORDER BY k").fetchall())
         assert answers[0] == answers[1], f"{zone}: WHERE {condition}"
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_now_in_a_view_is_a_timestamptz(zone: str, tables: str, sw_module: Conn, pg_module: Conn) -> None:
+    """A view's now() reaches Spark as its CURRENT_TIMESTAMP (the statement's own now() is the transaction's start,
+    a literal before it gets there): a timestamptz, so its wall-clock time is the zone's and `- interval '1 day'` is a
+    calendar day there. The offset of the zone now (wall-clock time minus UTC's) is the same on both sides."""
+    view = f"{tables}_now"
+    answers = []
+    for conn in (sw_module, pg_module):
+        conn.execute(f"SET TimeZone = '{zone}'")
+        conn.execute(
+            f"CREATE VIEW {view} AS SELECT k, now()::timestamp - (now() AT TIME ZONE 'UTC') AS off, "
+            f"(now() - interval '1 day')::timestamp - ((now() - interval '1 day') AT TIME ZONE 'UTC') AS before, "
+            f"t < now() - interval '1 day' AS past FROM {tables}"
+        )
+        try:
+            answers.append(conn.execute(f"SELECT k, off, before, past FROM {view} ORDER BY k").fetchall())
+        finally:
+            conn.execute(f"DROP VIEW {view}")
+    assert answers[0] == answers[1]
 
 
 def test_these_queries_run_on_spark(tables: str, sw_module: Conn) -> None:

@@ -1,8 +1,8 @@
 """The session's TimeZone on Spark: what PostgreSQL computes in the session's zone, Spark computes in its own session
 zone — UTC, fixed for the one SparkSession every session shares (engine/spark_config.py) — so each zone-dependent
 operation on a timestamptz is given the zone explicitly. A tree rule (`in_time_zone(tree, zone)`) run on the
-type-annotated tree before spark_rules; in a session in UTC only what Spark gets wrong in any zone (the last two
-items) is rewritten.
+type-annotated tree before spark_rules; in a session in UTC only what Spark gets wrong in any zone (offset literals,
+AT TIME ZONE of a timestamp, intervals of months beside days or time) is rewritten.
 
 - timestamptz → date, timestamp, time (casts): of the wall-clock time in the zone,
   `CAST(from_utc_timestamp(x, zone) AS …)`;
@@ -21,25 +21,53 @@ items) is rewritten.
   (in UTC too: Spark reads none without seconds, `'… 10:00+02'` was 22007); a literal in another form is Spark's;
 - `ts AT TIME ZONE 'Asia/Tokyo'` of a timestamp or date (in UTC too): the instant of that wall-clock time in Tokyo,
   `to_utc_timestamp` — Spark's AT TIME ZONE converted the other way.
-Not covered (docs/timestamps.md): a timestamptz plus or minus days or months across a daylight-saving change (Spark
-adds them in UTC), text columns cast to timestamptz, an ambiguous wall-clock time cast from a timestamp column, and
-a timestamp or date beside a timestamptz anywhere but a comparison (CASE, COALESCE, UNION).
+- a timestamptz plus or minus an interval literal with days or months: those added to the wall-clock time in the
+  zone, read back there, then the time part (`_shifted`); an interval literal of months beside days or time, on a
+  timestamp or timestamptz in any zone, one kind at a time (Spark's ANSI literal holds one kind);
+- now() / CURRENT_TIMESTAMP (from a view's body) is a timestamptz to every rule above (sqlglot types it timestamp).
+Not covered (docs/timestamps.md): a timestamptz plus or minus an interval that is not a literal, text columns cast
+to timestamptz, an ambiguous wall-clock time cast from a timestamp column (or reached by adding days), and a
+timestamp or date beside a timestamptz anywhere but a comparison (CASE, COALESCE, UNION).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
+from decimal import Decimal
 
 from sqlglot import exp
 
-from sparkwire.planner.translate.spark_rules import type_of
+from sparkwire.errors import InvalidDatetimeFormat
+from sparkwire.pgtypes.interval import Interval, parse_interval
+from sparkwire.planner.translate.spark_rules import type_of as annotated_type
 
 _TZ = exp.DType.TIMESTAMPTZ
+_STAMPS = frozenset({_TZ, exp.DType.TIMESTAMP})
 _WALL_CASTS = frozenset({exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIME})
 _TEXT = frozenset({exp.DType.TEXT, exp.DType.VARCHAR})
 _ZONE_FIELDS = frozenset({"EPOCH", "TIMEZONE", "TIMEZONE_HOUR", "TIMEZONE_MINUTE"})
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def type_of(node: exp.Expr) -> exp.DType | None:
+    """PostgreSQL's type of `node` where this module needs it: sqlglot's annotation, except that now() and
+    CURRENT_TIMESTAMP (left by a view's body) are timestamptz, as is a timestamptz plus or minus an interval (sqlglot
+    types those as timestamp)."""
+    if isinstance(node, exp.CurrentTimestamp):
+        return _TZ
+    if isinstance(node, exp.Paren):
+        return type_of(node.this)
+    if isinstance(node, exp.Add | exp.Sub):
+        sides = [node.this, node.expression] if isinstance(node, exp.Add) else [node.this]
+        operands = (node.this, node.expression)
+        if any(type_of(side) == _TZ for side in sides) and any(_is_interval(side) for side in operands):
+            return _TZ
+    return annotated_type(node)
+
+
+def _is_interval(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Interval) or annotated_type(node) == exp.DType.INTERVAL
 
 
 def _fn(name: str, *args: exp.Expr) -> exp.Anonymous:
@@ -162,6 +190,59 @@ def _compared(node: exp.Expr, zone: str) -> None:
         node.set("expressions", [_as_instant(item, zone) for item in node.expressions])
 
 
+def _interval_literal(node: exp.Expr) -> Interval | None:
+    """The value of an interval literal (`interval '1 month 2 days 03:00'`, `interval '7' day`), None for anything
+    else (a column, an expression, a range unit such as DAY TO SECOND)."""
+    if not isinstance(node, exp.Interval) or not (isinstance(node.this, exp.Literal) and node.this.is_string):
+        return None
+    unit = node.args.get("unit")
+    if unit is not None and not isinstance(unit, exp.Var):
+        return None
+    try:
+        return parse_interval(f"{node.this.this} {unit.name}" if unit is not None else node.this.this)
+    except InvalidDatetimeFormat:
+        return None
+
+
+def _plus(value: exp.Expr, amount: int | Decimal, unit: str) -> exp.Expr:
+    """`value + INTERVAL 'amount' unit`: Spark's ANSI intervals hold one kind each (months; or a duration)."""
+    if not amount:
+        return value
+    return exp.Add(this=value, expression=exp.Interval(this=exp.Literal.string(f"{amount:f}" if isinstance(
+        amount, Decimal) else str(amount)), unit=exp.Var(this=unit)))  # fmt: skip
+
+
+def _shifted(node: exp.Add | exp.Sub, zone: str) -> exp.Expr | None:
+    """A timestamptz or timestamp plus or minus an interval literal. PostgreSQL adds a timestamptz's months and days
+    to its wall-clock time in the session's zone (a day is 23 or 25 hours across a daylight-saving change) and only
+    then the time part; Spark adds them in its own zone, UTC: so the wall-clock time, plus the calendar part, read
+    back in `zone`, plus the time part. In any zone, an interval of months and of days or time is added one kind at
+    a time, months first as PostgreSQL does (Spark's ANSI intervals hold one kind: its literal would not parse).
+    None for anything else: a duration, or months alone, on a timestamp or in UTC, is Spark's own."""
+    if isinstance(node, exp.Add) and type_of(node.expression) in _STAMPS:
+        value, interval = node.expression, _interval_literal(node.this)
+    elif type_of(node.this) in _STAMPS:
+        value, interval = node.this, _interval_literal(node.expression)
+    else:
+        return None
+    if interval is None:
+        return None
+    in_zone = zone != "UTC" and type_of(value) == _TZ and bool(interval.months or interval.days)
+    mixed = bool(interval.months and (interval.days or interval.micros))
+    if not (in_zone or mixed):
+        return None
+    sign = -1 if isinstance(node, exp.Sub) else 1
+    seconds = Decimal(sign * interval.micros).scaleb(-6).normalize()
+    kind = type_of(value)
+    assert kind is not None
+    if not in_zone:
+        moved = _plus(_plus(_plus(value, sign * interval.months, "MONTH"), sign * interval.days, "DAY"), seconds,
+                      "SECOND")  # fmt: skip
+        return _typed(exp.Paren(this=_typed(moved, kind)), kind)
+    calendar = _plus(_plus(_local(value, zone), sign * interval.months, "MONTH"), sign * interval.days, "DAY")
+    return _typed(exp.Paren(this=_typed(_plus(_instant(calendar, zone), seconds, "SECOND"), _TZ)), _TZ)
+
+
 def _zone_free(node: exp.Expr) -> exp.Expr:
     """What Spark gets wrong in any session zone, UTC's too: a literal with an offset of its own (Spark reads none
     without seconds: `'2026-07-01 10:00+02'::timestamptz` was 22007), and `ts AT TIME ZONE 'Asia/Tokyo'` of a
@@ -184,6 +265,8 @@ def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
 
     def rewrite(node: exp.Expr) -> exp.Expr:
         fixed = _zone_free(node)
+        if fixed is node and isinstance(node, exp.Add | exp.Sub):
+            fixed = _shifted(node, zone) or node
         if zone == "UTC" or fixed is not node:
             return fixed
         _compared(node, zone)
