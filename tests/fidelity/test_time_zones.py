@@ -20,14 +20,17 @@ Conn = psycopg.Connection[tuple[object, ...]]
 
 ZONES = ("America/St_Johns", "Asia/Kolkata", "Europe/Berlin", "UTC")
 ROWS = (
-    "(1, '2026-01-15 12:00:00+00', '2026-01-15 12:00:00', '2026-01-15')",
-    "(2, '2026-07-01 02:15:30.5+00', '2026-07-01 02:15:30.5', '2026-07-01')",
-    "(3, '2026-03-29 00:59:59+00', '2026-03-29 12:00:00', '2026-03-29')",  # Berlin springs forward at 01:00 UTC
-    "(4, '2026-03-29 01:00:00+00', '2026-03-08 12:00:00', '2026-03-08')",
-    "(5, '2026-11-01 03:45:00+00', '2026-11-01 00:30:00', '2026-11-01')",  # St John's falls back at 04:30 UTC
-    "(6, '1999-12-31 23:59:59+00', '1999-12-31 23:59:59', '1999-12-31')",
-    "(7, NULL, NULL, NULL)",
-    "(8, '2026-03-28 01:30:00+00', '2026-10-24 02:30:00', '2026-10-25')",  # a day later, 02:30 in Berlin is skipped
+    "(1, '2026-01-15 12:00:00+00', '2026-01-15 12:00:00', '2026-01-15', '2026-01-15 12:00:00')",
+    "(2, '2026-07-01 02:15:30.5+00', '2026-07-01 02:15:30.5', '2026-07-01', '2026-07-01 02:15:30.5+02')",
+    # Berlin springs forward at 01:00 UTC
+    "(3, '2026-03-29 00:59:59+00', '2026-03-29 12:00:00', '2026-03-29', '2026-03-29 02:30')",
+    "(4, '2026-03-29 01:00:00+00', '2026-03-08 12:00:00', '2026-03-08', '2026-03-29 03:30:00 Asia/Tokyo')",  # s: a name
+    # St John's falls back at 04:30 UTC
+    "(5, '2026-11-01 03:45:00+00', '2026-11-01 00:30:00', '2026-11-01', '2026-11-01T01:15:00')",
+    "(6, '1999-12-31 23:59:59+00', '1999-12-31 23:59:59', '1999-12-31', '1999-12-31 23:59:59Z')",
+    "(7, NULL, NULL, NULL, NULL)",
+    # a day later, 02:30 in Berlin is skipped
+    "(8, '2026-03-28 01:30:00+00', '2026-10-24 02:30:00', '2026-10-25', '2026-10-24')",
 )
 EXPRESSIONS = (
     "t::date",
@@ -36,6 +39,7 @@ EXPRESSIONS = (
     "t::text",
     "ts::timestamptz",
     "d::timestamptz",
+    "s::timestamptz",  # text: with a zone of its own that zone, else the session's
     "(ts::timestamptz)::text",
     "extract(hour FROM t)",
     "extract(day FROM t)",
@@ -68,7 +72,7 @@ EXPRESSIONS = (
 def tables(sw_module: Conn, pg_module: Conn) -> Iterator[str]:
     name = f"tz_{uuid.uuid4().hex[:8]}"
     for conn in (sw_module, pg_module):
-        conn.execute(f"CREATE TABLE {name} (k int, t timestamptz, ts timestamp, d date)")
+        conn.execute(f"CREATE TABLE {name} (k int, t timestamptz, ts timestamp, d date, s text)")
         conn.execute(f"INSERT INTO {name} VALUES {', '.join(ROWS)}")
     yield name
     for conn in (sw_module, pg_module):

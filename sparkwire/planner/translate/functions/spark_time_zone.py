@@ -24,10 +24,12 @@ AT TIME ZONE of a timestamp, intervals of months beside days or time) is rewritt
 - a timestamptz plus or minus an interval literal with days or months: those added to the wall-clock time in the
   zone, read back there, then the time part (`_shifted`); an interval literal of months beside days or time, on a
   timestamp or timestamptz in any zone, one kind at a time (Spark's ANSI literal holds one kind);
-- now() / CURRENT_TIMESTAMP (from a view's body) is a timestamptz to every rule above (sqlglot types it timestamp).
-Not covered (docs/timestamps.md): a timestamptz plus or minus an interval that is not a literal, text columns cast
-to timestamptz, an ambiguous wall-clock time cast from a timestamp column (or reached by adding days), and a
-timestamp or date beside a timestamptz anywhere but a comparison (CASE, COALESCE, UNION).
+- now() / CURRENT_TIMESTAMP (from a view's body) is a timestamptz to every rule above (sqlglot types it timestamp);
+- a text column cast to timestamptz: with a zone of its own (an offset, `Z`, a zone name) Spark's cast, else the
+  wall-clock time it spells read in the zone.
+Not covered (docs/timestamps.md): a timestamptz plus or minus an interval that is not a literal, an ambiguous
+wall-clock time cast from a timestamp or text column (or reached by adding days), and a timestamp or date beside a
+timestamptz anywhere but a comparison (CASE, COALESCE, UNION).
 """
 
 from __future__ import annotations
@@ -243,6 +245,22 @@ def _shifted(node: exp.Add | exp.Sub, zone: str) -> exp.Expr | None:
     return _typed(exp.Paren(this=_typed(_plus(_instant(calendar, zone), seconds, "SECOND"), _TZ)), _TZ)
 
 
+# text that ends in a time with a zone of its own: an offset (`+02`, `-03:30`, `Z`) or a name (`UTC`, `Asia/Tokyo`)
+_OWN_ZONE = (
+    "[0-9]:[0-9][0-9](:[0-9][0-9]([.][0-9]*)?)? *"
+    "([zZ]|[+-][0-9]{1,2}(:?[0-9][0-9]){0,2}|UTC|GMT|[A-Za-z_]+/[A-Za-z_/]+)$"
+)
+
+
+def _text_instant(cast: exp.Cast, zone: str) -> exp.Expr:
+    """`s::timestamptz` of a text column: with a zone of its own, Spark's cast reads it; without, the wall-clock time
+    it spells is read in `zone`, as PostgreSQL reads it."""
+    text = cast.this
+    own = exp.RegexpLike(this=text.copy(), expression=exp.Literal.string(_OWN_ZONE))
+    local = exp.Cast(this=text.copy(), to=exp.DataType.build("timestamp"))
+    return _typed(exp.If(this=own, true=cast, false=_instant(local, zone)), _TZ)
+
+
 def _zone_free(node: exp.Expr) -> exp.Expr:
     """What Spark gets wrong in any session zone, UTC's too: a literal with an offset of its own (Spark reads none
     without seconds: `'2026-07-01 10:00+02'::timestamptz` was 22007), and `ts AT TIME ZONE 'Asia/Tokyo'` of a
@@ -273,6 +291,8 @@ def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
         if isinstance(node, exp.Cast) and node.to.this == _TZ:
             if type_of(node.this) in (exp.DType.TIMESTAMP, exp.DType.DATE):
                 return _instant(node.this, zone)
+            if type_of(node.this) in _TEXT and not isinstance(node.this, exp.Literal):
+                return _text_instant(node, zone)
             return _literal(node.this, zone) or node
         if isinstance(node, exp.Cast) and type_of(node.this) == _TZ:
             if node.to.this in _WALL_CASTS:
