@@ -26,10 +26,11 @@ AT TIME ZONE of a timestamp, intervals of months beside days or time) is rewritt
   timestamp or timestamptz in any zone, one kind at a time (Spark's ANSI literal holds one kind);
 - now() / CURRENT_TIMESTAMP (from a view's body) is a timestamptz to every rule above (sqlglot types it timestamp);
 - a text column cast to timestamptz: with a zone of its own (an offset, `Z`, a zone name) Spark's cast, else the
-  wall-clock time it spells read in the zone.
+  wall-clock time it spells read in the zone;
+- a timestamp, date or string literal beside a timestamptz in COALESCE, CASE, GREATEST, LEAST: as cast (in UTC too).
 Not covered (docs/timestamps.md): a timestamptz plus or minus an interval that is not a literal, an ambiguous
-wall-clock time cast from a timestamp or text column (or reached by adding days), and a timestamp or date beside a
-timestamptz anywhere but a comparison (CASE, COALESCE, UNION).
+wall-clock time cast from a timestamp or text column (or reached by adding days), and a timestamp or date in a
+UNION branch beside a timestamptz.
 """
 
 from __future__ import annotations
@@ -192,6 +193,25 @@ def _compared(node: exp.Expr, zone: str) -> None:
         node.set("expressions", [_as_instant(item, zone) for item in node.expressions])
 
 
+def _unified(node: exp.Expr, zone: str) -> None:
+    """COALESCE, CASE, GREATEST and LEAST with a timestamptz among their values: the others (a timestamp, a date, a
+    string literal) as timestamptz in `zone`, as PostgreSQL resolves the common type (Spark reads them in UTC, and
+    refuses GREATEST / LEAST of mixed types)."""
+    if isinstance(node, exp.Coalesce | exp.Greatest | exp.Least):
+        values = [node.this, *node.expressions]
+        if any(type_of(v) == _TZ for v in values):
+            node.set("this", _as_instant(node.this, zone))
+            node.set("expressions", [_as_instant(v, zone) for v in node.expressions])
+    elif isinstance(node, exp.Case):
+        branches = [i.args["true"] for i in node.args.get("ifs") or []]
+        default = node.args.get("default")
+        if any(type_of(v) == _TZ for v in [*branches, *([default] if default is not None else [])]):
+            for branch in node.args.get("ifs") or []:
+                branch.set("true", _as_instant(branch.args["true"], zone))
+            if default is not None:
+                node.set("default", _as_instant(default, zone))
+
+
 def _interval_literal(node: exp.Expr) -> Interval | None:
     """The value of an interval literal (`interval '1 month 2 days 03:00'`, `interval '7' day`), None for anything
     else (a column, an expression, a range unit such as DAY TO SECOND)."""
@@ -285,6 +305,7 @@ def in_time_zone(tree: exp.Expr, zone: str) -> exp.Expr:
         fixed = _zone_free(node)
         if fixed is node and isinstance(node, exp.Add | exp.Sub):
             fixed = _shifted(node, zone) or node
+        _unified(node, zone)  # in UTC too: Spark refuses GREATEST of a timestamptz and a timestamp
         if zone == "UTC" or fixed is not node:
             return fixed
         _compared(node, zone)
