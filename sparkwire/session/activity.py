@@ -124,6 +124,7 @@ class Activity:
         self._transaction_id = 0
         self._open: dict[uuid.UUID, Execution] = {}
         self._context_cache: tuple[tuple[int, HistorySettings, dict[str, str]], ExecutionContext] | None = None
+        self._session_logged = False  # mz_session_history has the session once one of its statements is logged
 
     def _context(self, w: Workload, settings: HistorySettings) -> ExecutionContext:
         """The session's facts for its executions, made again only when a variable, the system's settings or the
@@ -172,6 +173,9 @@ class Activity:
         )
         self._open[execution.execution_id] = execution
         s.user.execution_id = str(execution.execution_id)  # its Spark jobs carry it (mz_spark_jobs)
+        if not self._session_logged:  # as Materialize: a session none of whose statements is logged is not either
+            self._session_logged = True
+            w.history.session_started(w.record)
         w.history.began(execution)
         return execution
 

@@ -158,8 +158,7 @@ class PlannerService:
         except BaseException:
             self._sessions.ended(info.connection_id)
             raise
-        self._history.session_started(record)
-        return session
+        return session  # its mz_session_history row is written with its first logged statement (session/activity.py)
 
     def _open_session(
         self,

@@ -119,6 +119,20 @@ def test_sampling_follows_the_session_and_system_rates(sw: psycopg.Connection[tu
     assert rows == [(f"SELECT 1 AS {marker}_shown",)]
 
 
+def test_a_session_is_in_the_history_once_a_statement_of_it_is(sw: psycopg.Connection[tuple[object, ...]]) -> None:
+    """As Materialize: mz_session_history holds a session from its first logged statement, so connections that log
+    nothing (statement_logging_sample_rate 0 from the start, or throttled) do not grow it."""
+    own = "SELECT id FROM mz_internal.mz_sessions WHERE connection_id = pg_backend_pid()"
+    with psycopg.connect(sw.info.dsn, autocommit=True, options="-c statement_logging_sample_rate=0") as quiet:
+        quiet_row = quiet.execute(own).fetchone()
+    with psycopg.connect(sw.info.dsn, autocommit=True) as logged:
+        logged_row = logged.execute(own).fetchone()
+    assert quiet_row is not None and logged_row is not None
+    count = "SELECT count(*) FROM mz_internal.mz_session_history WHERE session_id = %s"
+    poll(sw, count, (logged_row[0],), until=lambda r: r[0][0] == 1)  # written in the batch after it closed
+    assert sw.execute(count, (quiet_row[0],)).fetchone() == (0,)  # it would have been in that batch or an earlier one
+
+
 def test_a_huge_statement_is_logged_truncated(sw: psycopg.Connection[tuple[object, ...]]) -> None:
     marker = _marker()
     huge = f"SELECT '{'x' * 1_100_000}' AS {marker}"
