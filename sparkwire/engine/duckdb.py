@@ -166,6 +166,12 @@ class DuckDBConnection:
         self._wrote = wrote
         self._catch_up = catch_up
 
+    def catch_up(self, sql: str) -> None:
+        """Bring what `sql` reads up to date now, as running it would first (`set_catch_up`): a caller that keys its
+        answer by `write_generation` reads the generation after the catching up."""
+        if self._catch_up is not None:
+            self._catch_up(sql)
+
     def note_write(self) -> None:
         """Count a change of what reads through this engine answer, made elsewhere (`write_generation`)."""
         self._wrote()

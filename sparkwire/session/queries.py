@@ -121,6 +121,7 @@ class Queries:
         )
         key = None
         if shared and not plan.transaction_time:  # its answer is this transaction's alone
+            s.engine.catch_up(sql)  # first: catching up after DDL moves the store's generation, part of the key
             key = s.results.key(sql, params, life.engine_zone, s.schema.value)
         cached = s.results.get(key) if key is not None else None
         if cached is not None:

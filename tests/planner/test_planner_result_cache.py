@@ -145,6 +145,24 @@ def test_repeats_are_served_from_the_cache_in_both_protocols(tmp_path: Path) -> 
         service.close()
 
 
+def test_the_first_answer_after_ddl_is_kept(tmp_path: Path) -> None:
+    """The store catches up with the catalog when a statement first reads it after DDL; the answer is keyed by the
+    store's generation after that, so the next run is a hit (keyed before it, the answer was computed twice)."""
+    service = new_service(tmp_path)
+    client = Client(service)
+    try:
+        sql = "SELECT count(*) FROM pg_catalog.pg_class WHERE relname = 'rc_after'"
+        for expected in (0, 1):
+            if expected:
+                client.run("CREATE TABLE rc_after (a int)")
+            assert client.rows(sql) == [(expected,)]
+            hits = service.results.hits
+            assert client.rows(sql) == [(expected,)] and service.results.hits == hits + 1
+    finally:
+        client.close()
+        service.close()
+
+
 def _cache(max_entries: int = 4, max_rows: int = 10) -> tuple[ResultCache, list[int]]:
     generation = [0]
     return ResultCache(lambda: generation[0], frozenset({"random"}), max_entries, max_rows), generation

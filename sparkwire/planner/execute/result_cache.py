@@ -10,8 +10,10 @@ store or the catalog commits. Contract:
   (session values such as current_user, the database and the schema are literals in it, and so are row filters of
   the role's privileges), the parameter values, the session's TimeZone, and the generations of the store
   (`store_generation()`: `DuckDBEngine.write_generation`, bumped after every write) and of the catalog
-  (`SchemaGeneration`, bumped when a catalog transaction commits). Constant queries (no relation, no function)
-  are keyed by their SQL alone (`constant_key`).
+  (`SchemaGeneration`, bumped when a catalog transaction commits). The caller makes the key after the store has
+  caught up with the catalog for the statement (`DuckDBConnection.catch_up`: that write moves the store's
+  generation; keyed before it, the first answer after DDL was kept under a generation gone by the next run).
+  Constant queries (no relation, no function) are keyed by their SQL alone (`constant_key`).
 - `cacheable(sql, volatile)`: False when the SQL names any of the `volatile` functions (`volatile_functions`:
   DuckDB's non-deterministic and time functions, and the session functions current_setting, set_config and
   pg_sleep, which read or change session state or sleep). The check is by word, so a string literal that
