@@ -197,7 +197,9 @@ class SessionTable:
         if found is None:
             return None
         columns, arrow_schema, rows = self._peeked[found[0]]
-        named, table = select(pa.Table.from_pylist(rows(), schema=arrow_schema), columns, found[1])
+        # the rows as one struct array: one conversion, where from_pylist makes one per column (~2x the time)
+        batch = pa.RecordBatch.from_struct_array(pa.array(rows(), pa.struct(list(arrow_schema))))
+        named, table = select(pa.Table.from_batches([batch], schema=arrow_schema), columns, found[1])
         return named, table.to_batches()
 
     def pids(self) -> dict[int, str]:
