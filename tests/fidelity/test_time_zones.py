@@ -65,6 +65,10 @@ EXPRESSIONS = (
     "'2026-03-28 12:00'::timestamptz + interval '1 day'",
     "ts + interval '1 mon 1 day'",  # months beside days or time: one kind at a time on Spark, in any zone
     "ts - interval '2 mons 3 days 04:00'",
+    "t + k * interval '1 day'",  # an integer times an interval literal: as the literal, k times
+    "t - 2 * interval '1 mon 2 days 01:00'",
+    "interval '1 week' * k + t",
+    "ts + k * interval '1 mon 1 day'",
     "COALESCE(t, ts)",  # a timestamp, a date or a literal beside a timestamptz: read in the zone
     "CASE WHEN k > 3 THEN d ELSE t END",
     "GREATEST(t, ts, '2026-01-01')",

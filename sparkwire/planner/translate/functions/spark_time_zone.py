@@ -21,9 +21,10 @@ AT TIME ZONE of a timestamp, intervals of months beside days or time) is rewritt
   (in UTC too: Spark reads none without seconds, `'… 10:00+02'` was 22007); a literal in another form is Spark's;
 - `ts AT TIME ZONE 'Asia/Tokyo'` of a timestamp or date (in UTC too): the instant of that wall-clock time in Tokyo,
   `to_utc_timestamp` — Spark's AT TIME ZONE converted the other way.
-- a timestamptz plus or minus an interval literal with days or months: those added to the wall-clock time in the
-  zone, read back there, then the time part (`_shifted`); an interval literal of months beside days or time, on a
-  timestamp or timestamptz in any zone, one kind at a time (Spark's ANSI literal holds one kind);
+- a timestamptz plus or minus an interval literal with days or months, or an integer times one (`k * interval '1
+  day'`): those added to the wall-clock time in the zone, read back there, then the time part (`_shifted`); an
+  interval literal of months beside days or time, on a timestamp or timestamptz in any zone, one kind at a time
+  (Spark's ANSI literal holds one kind);
 - now() / CURRENT_TIMESTAMP (from a view's body) is a timestamptz to every rule above (sqlglot types it timestamp);
 - a text column cast to timestamptz: with a zone of its own (an offset, `Z`, a zone name) Spark's cast, else the
   wall-clock time it spells read in the zone;
@@ -226,29 +227,55 @@ def _interval_literal(node: exp.Expr) -> Interval | None:
         return None
 
 
-def _plus(value: exp.Expr, amount: int | Decimal, unit: str) -> exp.Expr:
-    """`value + INTERVAL 'amount' unit`: Spark's ANSI intervals hold one kind each (months; or a duration)."""
+_INTEGERS = frozenset({exp.DType.TINYINT, exp.DType.SMALLINT, exp.DType.INT, exp.DType.BIGINT})
+
+
+def _interval_operand(node: exp.Expr) -> tuple[Interval, exp.Expr | None] | None:
+    """An interval literal, or an integer times one (`k * interval '1 day'`, `interval '1 mon' * 2`): its value and
+    the factor (None for the literal alone). An integer factor multiplies each part exactly (a fractional one would
+    spill days into hours, as PostgreSQL's interval_mul does: left to Spark)."""
+    if isinstance(node, exp.Paren):
+        return _interval_operand(node.this)
+    if isinstance(node, exp.Mul):
+        for literal, factor in ((node.this, node.expression), (node.expression, node.this)):
+            interval = _interval_literal(literal)
+            if interval is not None and type_of(factor) in _INTEGERS:
+                return interval, factor
+        return None
+    interval = _interval_literal(node)
+    return None if interval is None else (interval, None)
+
+
+def _plus(value: exp.Expr, amount: int | Decimal, unit: str, factor: exp.Expr | None = None) -> exp.Expr:
+    """`value + INTERVAL 'amount' unit` (times `factor`): Spark's ANSI intervals hold one kind each (months; or a
+    duration)."""
     if not amount:
         return value
-    return exp.Add(this=value, expression=exp.Interval(this=exp.Literal.string(f"{amount:f}" if isinstance(
-        amount, Decimal) else str(amount)), unit=exp.Var(this=unit)))  # fmt: skip
+    interval: exp.Expr = exp.Interval(this=exp.Literal.string(f"{amount:f}" if isinstance(amount, Decimal)
+                                                              else str(amount)), unit=exp.Var(this=unit))  # fmt: skip
+    if factor is not None:
+        interval = exp.Paren(this=exp.Mul(this=exp.Cast(this=factor.copy(), to=exp.DataType.build("bigint")),
+                                          expression=interval))  # fmt: skip
+    return exp.Add(this=value, expression=interval)
 
 
 def _shifted(node: exp.Add | exp.Sub, zone: str) -> exp.Expr | None:
-    """A timestamptz or timestamp plus or minus an interval literal. PostgreSQL adds a timestamptz's months and days
-    to its wall-clock time in the session's zone (a day is 23 or 25 hours across a daylight-saving change) and only
-    then the time part; Spark adds them in its own zone, UTC: so the wall-clock time, plus the calendar part, read
-    back in `zone`, plus the time part. In any zone, an interval of months and of days or time is added one kind at
-    a time, months first as PostgreSQL does (Spark's ANSI intervals hold one kind: its literal would not parse).
+    """A timestamptz or timestamp plus or minus an interval literal, or an integer times one. PostgreSQL adds a
+    timestamptz's months and days to its wall-clock time in the session's zone (a day is 23 or 25 hours across a
+    daylight-saving change) and only then the time part; Spark adds them in its own zone, UTC: so the wall-clock
+    time, plus the calendar part, read back in `zone`, plus the time part. In any zone, an interval of months and of
+    days or time is added one kind at a time, months first as PostgreSQL does (Spark's ANSI intervals hold one kind:
+    its literal would not parse).
     None for anything else: a duration, or months alone, on a timestamp or in UTC, is Spark's own."""
     if isinstance(node, exp.Add) and type_of(node.expression) in _STAMPS:
-        value, interval = node.expression, _interval_literal(node.this)
+        value, operand = node.expression, _interval_operand(node.this)
     elif type_of(node.this) in _STAMPS:
-        value, interval = node.this, _interval_literal(node.expression)
+        value, operand = node.this, _interval_operand(node.expression)
     else:
         return None
-    if interval is None:
+    if operand is None:
         return None
+    interval, factor = operand
     in_zone = zone != "UTC" and type_of(value) == _TZ and bool(interval.months or interval.days)
     mixed = bool(interval.months and (interval.days or interval.micros))
     if not (in_zone or mixed):
@@ -257,12 +284,11 @@ def _shifted(node: exp.Add | exp.Sub, zone: str) -> exp.Expr | None:
     seconds = Decimal(sign * interval.micros).scaleb(-6).normalize()
     kind = type_of(value)
     assert kind is not None
+    start = value if not in_zone else _local(value, zone)
+    calendar = _plus(_plus(start, sign * interval.months, "MONTH", factor), sign * interval.days, "DAY", factor)
     if not in_zone:
-        moved = _plus(_plus(_plus(value, sign * interval.months, "MONTH"), sign * interval.days, "DAY"), seconds,
-                      "SECOND")  # fmt: skip
-        return _typed(exp.Paren(this=_typed(moved, kind)), kind)
-    calendar = _plus(_plus(_local(value, zone), sign * interval.months, "MONTH"), sign * interval.days, "DAY")
-    return _typed(exp.Paren(this=_typed(_plus(_instant(calendar, zone), seconds, "SECOND"), _TZ)), _TZ)
+        return _typed(exp.Paren(this=_typed(_plus(calendar, seconds, "SECOND", factor), kind)), kind)
+    return _typed(exp.Paren(this=_typed(_plus(_instant(calendar, zone), seconds, "SECOND", factor), _TZ)), _TZ)
 
 
 # text that ends in a time with a zone of its own: an offset (`+02`, `-03:30`, `Z`) or a name (`UTC`, `Asia/Tokyo`)
