@@ -5,7 +5,8 @@ Contract: `Evaluator(duck, ctx, params, param_types, times)` is a context manage
   statement's parameters — only those the tree uses are bound, renumbered — and returns its rows as Arrow;
 - `cells(nodes)` is `SELECT nodes[0] AS c0, nodes[1] AS c1, …` without FROM (values_cells.py's `Evaluate`): a
   prepared statement's cells are the same nodes at every execution, so their DuckDB text and how to bind it are
-  remembered by the nodes' identity (the memo holds the nodes, so an identity cannot be reused while it is kept);
+  remembered by the nodes' identity (the memo holds the nodes, so an identity cannot be reused while it is kept;
+  a text over `_KEPT_TEXT`, a many-row VALUES, is not kept);
   an execution binds the parameters and now()'s values (`parameter_value`) and runs the text. Plan trees are never
   changed in place after planning (a write that rewrites one, such as binding relations, works on a copy);
 - `source(table, columns, alias)` registers an Arrow table for the evaluator's lifetime and returns the subquery
@@ -119,11 +120,12 @@ class Evaluator:
         key = (tuple(map(id, nodes)), tuple(self._types), None if times is None else times.zone, self._ctx)
         with _CELLS_LOCK:
             known = _CELLS.get(key)
-        if known is None or any(a is not b for a, b in zip(known.nodes, nodes, strict=True)):
+        if known is None:  # a kept entry holds its nodes, so equal ids are the same nodes
             select = exp.select(*(exp.alias_(node, f"c{k}") for k, node in enumerate(nodes)))
             known = _Cells(tuple(nodes), self._bind(select))
-            with _CELLS_LOCK:
-                _CELLS[key] = known
+            if len(known.bound.sql) <= _KEPT_TEXT:  # a many-row VALUES is not kept (nor the tree its nodes hold)
+                with _CELLS_LOCK:
+                    _CELLS[key] = known
         return self._run(known.bound)
 
     def _bind(self, tree: exp.Expr) -> _Bound:

@@ -62,10 +62,9 @@ def type_of(node: exp.Expr) -> exp.DType | None:
         return _TZ
     if isinstance(node, exp.Paren):
         return type_of(node.this)
-    if isinstance(node, exp.Add | exp.Sub):
+    if isinstance(node, exp.Add | exp.Sub) and any(_is_interval(side) for side in (node.this, node.expression)):
         sides = [node.this, node.expression] if isinstance(node, exp.Add) else [node.this]
-        operands = (node.this, node.expression)
-        if any(type_of(side) == _TZ for side in sides) and any(_is_interval(side) for side in operands):
+        if any(type_of(side) == _TZ for side in sides):  # after the cheap check: no descent into other arithmetic
             return _TZ
     return annotated_type(node)
 
